@@ -1,0 +1,56 @@
+/* errors.c — per-thread last error (message + BLAS parameter position) and status names. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+static _Thread_local char last_message[512];
+static _Thread_local int last_info;
+
+int cufort_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+int cufort_bad_arg(const char *routine, int position, const char *name)
+{
+    last_info = position;
+    return cufort_fail(CUFORT_INVALID_VALUE, "%s: parameter %d (%s) has an illegal value", routine,
+                       position, name);
+}
+
+int cufort_null_arg(const char *routine, const char *name)
+{
+    return cufort_fail(CUFORT_INVALID_VALUE, "%s: %s is a null pointer", routine, name);
+}
+
+const char *cufort_last_error(void) { return last_message; }
+int cufort_last_info(void) { return last_info; }
+
+void cufort_clear_error(void)
+{
+    last_message[0] = '\0';
+    last_info = 0;
+}
+
+const char *cufort_status_string(int status)
+{
+    switch (status) {
+    case CUFORT_SUCCESS: return "CUFORT_SUCCESS";
+    case CUFORT_NOT_INITIALIZED: return "CUFORT_NOT_INITIALIZED";
+    case CUFORT_ALLOC_FAILED: return "CUFORT_ALLOC_FAILED";
+    case CUFORT_INVALID_VALUE: return "CUFORT_INVALID_VALUE";
+    case CUFORT_ARCH_MISMATCH: return "CUFORT_ARCH_MISMATCH";
+    case CUFORT_MAPPING_ERROR: return "CUFORT_MAPPING_ERROR";
+    case CUFORT_EXECUTION_FAILED: return "CUFORT_EXECUTION_FAILED";
+    case CUFORT_INTERNAL_ERROR: return "CUFORT_INTERNAL_ERROR";
+    case CUFORT_NOT_SUPPORTED: return "CUFORT_NOT_SUPPORTED";
+    case CUFORT_NO_DEVICE: return "CUFORT_NO_DEVICE";
+    case CUFORT_BAD_POINTER: return "CUFORT_BAD_POINTER";
+    default: return "unknown cufort status";
+    }
+}

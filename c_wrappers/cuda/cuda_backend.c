@@ -1,0 +1,349 @@
+/* cuda_backend.c — the cuda backend's memory, copies, streams and per-thread cuBLAS handles.
+ * CUDA's current device is per host thread, so every entry first binds the calling thread to
+ * cufort's device; cuBLAS handles are per thread too (created lazily, destroyed at shutdown). */
+#include <cuda.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cuda_internal.h"
+
+/* ---- status mapping ---- */
+
+int cufort_cuda_error(cudaError_t e, const char *call)
+{
+    if (e == cudaSuccess)
+        return CUFORT_SUCCESS;
+    cudaGetLastError();   /* clear a non-sticky error so the next call starts clean */
+    int st = e == cudaErrorMemoryAllocation ? CUFORT_ALLOC_FAILED
+             : e == cudaErrorInvalidValue   ? CUFORT_INVALID_VALUE
+             : e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? CUFORT_NO_DEVICE
+                                                                          : CUFORT_EXECUTION_FAILED;
+    return cufort_fail(st, "%s failed: %s (%s)", call, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+int cufort_cuda_status(cublasStatus_t s, const char *call)
+{
+    if (s == CUBLAS_STATUS_SUCCESS)
+        return CUFORT_SUCCESS;
+    return cufort_fail((int)s, "%s failed: %s", call, cublasGetStatusString(s));
+}
+
+static _Thread_local unsigned bound_generation;
+
+int cufort_cuda_bind_thread(void)
+{
+    unsigned g = cufort_generation();
+    if (bound_generation == g)
+        return CUFORT_SUCCESS;
+    int st = cufort_cuda_error(cudaSetDevice(cufort_current_device()), "cudaSetDevice");
+    if (!st)
+        bound_generation = g;
+    return st;
+}
+
+/* ---- cuBLAS handles: one per thread, all listed so shutdown can destroy them ---- */
+
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static cublasHandle_t *handles;
+static size_t handle_count, handle_capacity;
+static _Thread_local struct {
+    cublasHandle_t h;
+    unsigned generation;
+    cufort_stream stream;
+} mine;
+
+static void destroy_handles(void)
+{
+    pthread_mutex_lock(&handles_lock);
+    for (size_t i = 0; i < handle_count; i++)
+        cublasDestroy(handles[i]);
+    handle_count = 0;
+    pthread_mutex_unlock(&handles_lock);
+}
+
+static int remember(cublasHandle_t h)
+{
+    pthread_mutex_lock(&handles_lock);
+    if (handle_count == handle_capacity) {
+        size_t cap = handle_capacity ? 2 * handle_capacity : 16;
+        cublasHandle_t *grown = realloc(handles, cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&handles_lock);
+            return cufort_fail(CUFORT_ALLOC_FAILED, "cannot record a cuBLAS handle");
+        }
+        handles = grown;
+        handle_capacity = cap;
+    }
+    handles[handle_count++] = h;
+    pthread_mutex_unlock(&handles_lock);
+    return CUFORT_SUCCESS;
+}
+
+int cufort_cuda_handle(cublasHandle_t *handle)
+{
+    int st = cufort_cuda_bind_thread();
+    if (st)
+        return st;
+    unsigned g = cufort_generation();
+    if (!mine.h || mine.generation != g) {   /* none yet, or destroyed by shutdown/device change */
+        cublasHandle_t h;
+        st = cufort_cuda_status(cublasCreate(&h), "cublasCreate");
+        if (st)
+            return st;
+        st = remember(h);
+        if (st) {
+            cublasDestroy(h);
+            return st;
+        }
+        mine.h = h;
+        mine.generation = g;
+        mine.stream = NULL;
+    }
+    cufort_stream s = cufort_thread_stream();
+    if (s != mine.stream) {
+        st = cufort_cuda_status(cublasSetStream(mine.h, (cudaStream_t)s), "cublasSetStream");
+        if (st)
+            return st;
+        mine.stream = s;
+    }
+    *handle = mine.h;
+    return CUFORT_SUCCESS;
+}
+
+/* ---- device ---- */
+
+static int cuda_device_count(int *count)
+{
+    *count = 0;
+    return cufort_cuda_error(cudaGetDeviceCount(count), "cudaGetDeviceCount");
+}
+
+static int cuda_open(int device)
+{
+    int st = cufort_cuda_error(cudaSetDevice(device), "cudaSetDevice");
+    return st ? st : cufort_cuda_error(cudaFree(NULL), "creating the CUDA context");
+}
+
+static void cuda_close(void)
+{
+    cudaDeviceSynchronize();
+    destroy_handles();
+}
+
+static int cuda_set_device(int device)
+{
+    cudaDeviceSynchronize();
+    destroy_handles();
+    return cufort_cuda_error(cudaSetDevice(device), "cudaSetDevice");
+}
+
+static int cuda_properties(int device, cufort_device_properties *p)
+{
+    struct cudaDeviceProp prop;
+    int st = cufort_cuda_error(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    if (st)
+        return st;
+    memcpy(p->name, prop.name, sizeof p->name - 1);
+    p->total_memory = (int64_t)prop.totalGlobalMem;
+    p->multiprocessors = prop.multiProcessorCount;
+    p->major = prop.major;
+    p->minor = prop.minor;
+    int clock = 0;
+    cudaDeviceGetAttribute(&clock, cudaDevAttrMemoryClockRate, device);
+    p->memory_clock_khz = clock;
+    p->memory_bus_width = prop.memoryBusWidth;
+    return CUFORT_SUCCESS;
+}
+
+static int cuda_synchronize(void)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+static int cuda_mem_info(int64_t *free_bytes, int64_t *total_bytes)
+{
+    size_t f = 0, t = 0;
+    int st = cufort_cuda_bind_thread();
+    if (!st)
+        st = cufort_cuda_error(cudaMemGetInfo(&f, &t), "cudaMemGetInfo");
+    *free_bytes = (int64_t)f;
+    *total_bytes = (int64_t)t;
+    return st;
+}
+
+/* ---- memory ---- */
+
+static int cuda_alloc(void **p, size_t bytes)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaMalloc(p, bytes), "cudaMalloc");
+}
+
+static int cuda_free(void *p)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaFree(p), "cudaFree");
+}
+
+static int cuda_host_alloc(void **p, size_t bytes)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaMallocHost(p, bytes), "cudaMallocHost");
+}
+
+static int cuda_host_free(void *p) { return cufort_cuda_error(cudaFreeHost(p), "cudaFreeHost"); }
+
+static int cuda_host_register(void *p, size_t bytes)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaHostRegister(p, bytes, cudaHostRegisterDefault),
+                                       "cudaHostRegister");
+}
+
+static int cuda_host_unregister(void *p)
+{
+    return cufort_cuda_error(cudaHostUnregister(p), "cudaHostUnregister");
+}
+
+/* Synchronous copies run on this thread's BLAS stream and wait for it, so they are ordered
+ * after the BLAS calls issued before them whatever stream the thread uses. */
+static int cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, cufort_copy_kind kind, cufort_stream stream, int async)
+{
+    int st = cufort_cuda_bind_thread();
+    if (st)
+        return st;
+    static const enum cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                                cudaMemcpyDeviceToDevice};
+    cudaStream_t s = (cudaStream_t)(async ? stream : cufort_thread_stream());
+    st = cufort_cuda_error(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kinds[kind], s),
+                           "cudaMemcpy2DAsync");
+    if (!st && !async)
+        st = cufort_cuda_error(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    return st;
+}
+
+/* A pointer cufort did not allocate (cudaMalloc'd by the user, managed, or mapped pinned host
+ * memory) is accepted when the driver knows it; device blocks are also checked for their end. */
+typedef CUresult (*address_range_fn)(CUdeviceptr *base, size_t *size, CUdeviceptr p);
+
+static address_range_fn range_fn;
+static pthread_once_t range_once = PTHREAD_ONCE_INIT;
+
+/* Through the runtime's entry-point query, so libcufort needs no link to libcuda. */
+static void resolve_address_range(void)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault,
+                                         &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess)
+        range_fn = (address_range_fn)fn;
+    cudaGetLastError();
+}
+
+static address_range_fn address_range(void)
+{
+    pthread_once(&range_once, resolve_address_range);
+    return range_fn;
+}
+
+static int cuda_foreign_pointer(const char *routine, const char *name, const void *p, size_t bytes)
+{
+    struct cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();
+        attr.type = cudaMemoryTypeUnregistered;
+    }
+    if (attr.type == cudaMemoryTypeHost && attr.devicePointer == p)
+        return CUFORT_SUCCESS;
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+        return cufort_fail(CUFORT_BAD_POINTER,
+                           "%s: %s (%p) is not device memory: allocate it with cufort_alloc or "
+                           "cublas_alloc and fill it with cufort_set_matrix/cublas_set_matrix",
+                           routine, name, p);
+    address_range_fn range = address_range();
+    CUdeviceptr base;
+    size_t size;
+    if (range && range(&base, &size, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+        (uintptr_t)p + bytes > (uintptr_t)base + size)
+        return cufort_fail(CUFORT_BAD_POINTER,
+                           "%s: %s spans %zu bytes but only %zu remain in its %zu-byte allocation",
+                           routine, name, bytes, (size_t)((uintptr_t)base + size - (uintptr_t)p),
+                           size);
+    return CUFORT_SUCCESS;
+}
+
+/* ---- streams and events ---- */
+
+static int cuda_stream_create(cufort_stream *s)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaStreamCreate((cudaStream_t *)s), "cudaStreamCreate");
+}
+
+static int cuda_stream_destroy(cufort_stream s)
+{
+    return cufort_cuda_error(cudaStreamDestroy((cudaStream_t)s), "cudaStreamDestroy");
+}
+
+static int cuda_stream_synchronize(cufort_stream s)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaStreamSynchronize((cudaStream_t)s), "cudaStreamSynchronize");
+}
+
+static int cuda_event_create(cufort_event *e)
+{
+    int st = cufort_cuda_bind_thread();
+    return st ? st : cufort_cuda_error(cudaEventCreate((cudaEvent_t *)e), "cudaEventCreate");
+}
+
+static int cuda_event_destroy(cufort_event e)
+{
+    return cufort_cuda_error(cudaEventDestroy((cudaEvent_t)e), "cudaEventDestroy");
+}
+
+static int cuda_event_record(cufort_event e, cufort_stream s)
+{
+    return cufort_cuda_error(cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s), "cudaEventRecord");
+}
+
+static int cuda_event_synchronize(cufort_event e)
+{
+    return cufort_cuda_error(cudaEventSynchronize((cudaEvent_t)e), "cudaEventSynchronize");
+}
+
+static int cuda_event_elapsed_ms(float *ms, cufort_event start, cufort_event stop)
+{
+    return cufort_cuda_error(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)stop),
+                             "cudaEventElapsedTime");
+}
+
+const cufort_backend_ops cufort_cuda_ops = {
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .device_count = cuda_device_count,
+    .set_device = cuda_set_device,
+    .properties = cuda_properties,
+    .synchronize = cuda_synchronize,
+    .mem_info = cuda_mem_info,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
+    .copy2d = cuda_copy2d,
+    .foreign_pointer = cuda_foreign_pointer,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_synchronize = cuda_stream_synchronize,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_synchronize = cuda_event_synchronize,
+    .event_elapsed_ms = cuda_event_elapsed_ms,
+};

@@ -1,0 +1,151 @@
+/* host_backend.c — the host backend: "device" memory is host memory, copies are memcpy, streams
+ * are synchronous and events read the monotonic clock.  It lets every test and every user's CI
+ * run without a GPU, and it is the oracle the cuda backend is cross-checked against. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_internal.h"
+
+enum { ALIGN = 256 };   /* what cudaMalloc guarantees, so alignment bugs show up here too */
+
+static int host_open(int device) { (void)device; return CUFORT_SUCCESS; }
+static void host_close(void) {}
+
+static int host_device_count(int *count)
+{
+    *count = 1;
+    return CUFORT_SUCCESS;
+}
+
+static int host_set_device(int device) { (void)device; return CUFORT_SUCCESS; }
+
+static int host_properties(int device, cufort_device_properties *p)
+{
+    (void)device;
+    snprintf(p->name, sizeof p->name, "cufort host backend (CPU BLAS: %s)", cufort_cpu_blas_path());
+    p->total_memory = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    p->multiprocessors = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return CUFORT_SUCCESS;
+}
+
+static int host_synchronize(void) { return CUFORT_SUCCESS; }
+
+static int host_mem_info(int64_t *free_bytes, int64_t *total_bytes)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return cufort_fail(CUFORT_INTERNAL_ERROR, "sysinfo failed");
+    *free_bytes = (int64_t)si.freeram * si.mem_unit;
+    *total_bytes = (int64_t)si.totalram * si.mem_unit;
+    return CUFORT_SUCCESS;
+}
+
+static int host_alloc(void **p, size_t bytes)
+{
+    size_t rounded = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    *p = rounded >= bytes ? aligned_alloc(ALIGN, rounded) : NULL;
+    return *p ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+}
+
+static int host_free(void *p)
+{
+    free(p);
+    return CUFORT_SUCCESS;
+}
+
+static int host_register(void *p, size_t bytes) { (void)p; (void)bytes; return CUFORT_SUCCESS; }
+static int host_unregister(void *p) { (void)p; return CUFORT_SUCCESS; }
+
+static int host_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                       size_t height, cufort_copy_kind kind, cufort_stream stream, int async)
+{
+    (void)kind, (void)stream, (void)async;
+    for (size_t r = 0; r < height; r++)
+        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    return CUFORT_SUCCESS;
+}
+
+static int host_foreign_pointer(const char *routine, const char *name, const void *p, size_t bytes)
+{
+    (void)bytes;
+    return cufort_fail(CUFORT_BAD_POINTER,
+                       "%s: %s (%p) is not device memory from cufort_alloc/cublas_alloc (the host "
+                       "backend checks every array as the GPU would need)", routine, name, p);
+}
+
+/* Streams and events are real objects so that handles stay distinct and checkable. */
+struct cufort_stream_s { int unused; };
+struct cufort_event_s { struct timespec t; };
+
+static int host_stream_create(cufort_stream *s)
+{
+    *s = calloc(1, sizeof **s);
+    return *s ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+}
+
+static int host_stream_destroy(cufort_stream s)
+{
+    free(s);
+    return CUFORT_SUCCESS;
+}
+
+static int host_stream_synchronize(cufort_stream s) { (void)s; return CUFORT_SUCCESS; }
+
+static int host_event_create(cufort_event *e)
+{
+    *e = calloc(1, sizeof **e);
+    return *e ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+}
+
+static int host_event_destroy(cufort_event e)
+{
+    free(e);
+    return CUFORT_SUCCESS;
+}
+
+static int host_event_record(cufort_event e, cufort_stream s)
+{
+    (void)s;
+    clock_gettime(CLOCK_MONOTONIC, &e->t);
+    return CUFORT_SUCCESS;
+}
+
+static int host_event_synchronize(cufort_event e) { (void)e; return CUFORT_SUCCESS; }
+
+static int host_event_elapsed_ms(float *ms, cufort_event start, cufort_event stop)
+{
+    *ms = (float)((stop->t.tv_sec - start->t.tv_sec) * 1e3 +
+                  (stop->t.tv_nsec - start->t.tv_nsec) * 1e-6);
+    return CUFORT_SUCCESS;
+}
+
+const cufort_backend_ops cufort_host_ops = {
+    .name = "host",
+    .open = host_open,
+    .close = host_close,
+    .device_count = host_device_count,
+    .set_device = host_set_device,
+    .properties = host_properties,
+    .synchronize = host_synchronize,
+    .mem_info = host_mem_info,
+    .alloc = host_alloc,
+    .free = host_free,
+    .host_alloc = host_alloc,
+    .host_free = host_free,
+    .host_register = host_register,
+    .host_unregister = host_unregister,
+    .copy2d = host_copy2d,
+    .foreign_pointer = host_foreign_pointer,
+    .stream_create = host_stream_create,
+    .stream_destroy = host_stream_destroy,
+    .stream_synchronize = host_stream_synchronize,
+    .event_create = host_event_create,
+    .event_destroy = host_event_destroy,
+    .event_record = host_event_record,
+    .event_synchronize = host_event_synchronize,
+    .event_elapsed_ms = host_event_elapsed_ms,
+};

@@ -1,0 +1,167 @@
+/* thunk.c — the thunk engine behind every host-array entry point.
+ * Today: one device buffer per call holding every array, carved from a per-thread scratch block
+ * that only grows (so repeated calls allocate nothing), synchronous copies in and out.  The fast
+ * engine (pinned staging, tiling, overlap) replaces stage_in/finish behind the same protocol. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "thunk.h"
+
+enum { ALIGN = 256 };
+
+/* ---- per-thread scratch, all listed so that shutdown frees them ---- */
+
+typedef struct scratch {
+    void *buf;
+    size_t size;
+    unsigned generation;
+    struct scratch *next;
+} scratch;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static scratch *all;
+static _Thread_local scratch *mine;
+
+static void release_all(void)   /* at shutdown: the buffers die with the context */
+{
+    pthread_mutex_lock(&lock);
+    for (scratch *s = all; s; s = s->next) {
+        if (s->buf)
+            cufort_free(s->buf);
+        s->buf = NULL;
+        s->size = 0;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static int scratch_of(size_t bytes, void **buf)
+{
+    if (!mine) {
+        mine = calloc(1, sizeof *mine);
+        if (!mine)
+            return cufort_fail(CUFORT_ALLOC_FAILED, "thunk: out of host memory");
+        pthread_mutex_lock(&lock);
+        mine->next = all;
+        all = mine;
+        pthread_mutex_unlock(&lock);
+        cufort_at_shutdown(release_all);
+    }
+    pthread_mutex_lock(&lock);
+    if (mine->generation != cufort_generation()) {   /* freed by a shutdown since last use */
+        mine->buf = NULL;
+        mine->size = 0;
+        mine->generation = cufort_generation();
+    }
+    pthread_mutex_unlock(&lock);
+    if (mine->size < bytes) {
+        if (mine->buf)
+            cufort_free(mine->buf);
+        mine->buf = NULL;
+        mine->size = 0;
+        int st = cufort_alloc(&mine->buf, (int64_t)bytes);
+        if (st)
+            return st;
+        mine->size = bytes;
+    }
+    *buf = mine->buf;
+    return CUFORT_SUCCESS;
+}
+
+/* ---- the protocol ---- */
+
+int cufort_thunk_begin(cufort_thunk *t, const char *routine)
+{
+    t->routine = routine;
+    t->count = 0;
+    t->status = CUFORT_SUCCESS;
+    t->dev = NULL;
+    return cufort_ensure_init(routine);
+}
+
+static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, int64_t ld,
+               size_t elem_size, int io, int64_t dev_ld, int64_t dev_inc)
+{
+    if (t->count == CUFORT_THUNK_MAX_ARRAYS) {
+        t->status = cufort_fail(CUFORT_INTERNAL_ERROR, "%s: too many arrays for the thunk engine",
+                                t->routine);
+        return 0;
+    }
+    int i = t->count++;
+    int empty = rows <= 0 || cols <= 0;
+    t->a[i] = (cufort_thunk_array){
+        .host = host, .rows = empty ? 0 : rows, .cols = empty ? 0 : cols, .ld = ld,
+        .dev_ld = dev_ld, .dev_inc = dev_inc, .elem_size = elem_size,
+        .bytes = empty ? 0 : (size_t)rows * (size_t)cols * elem_size, .io = io};
+    return i;
+}
+
+int cufort_thunk_matrix(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, int64_t ld,
+                        size_t elem_size, int io)
+{
+    return add(t, host, rows, cols, ld, elem_size, io, IMAX(1, rows), 1);
+}
+
+/* A vector is `n` columns of one element, |inc| apart on the host and contiguous on the device:
+ * memory order is kept, so a negative increment stays negative (-1) and 0 stays a broadcast. */
+int cufort_thunk_vector(cufort_thunk *t, const void *host, int64_t n, int64_t inc, size_t elem_size,
+                        int io)
+{
+    int64_t stride = inc < 0 ? -inc : inc;
+    return add(t, host, 1, inc == 0 && n > 0 ? 1 : n, IMAX(1, stride), elem_size, io, 1,
+               inc > 0 ? 1 : inc < 0 ? -1 : 0);
+}
+
+int cufort_thunk_span(cufort_thunk *t, const void *host, int64_t count, size_t elem_size, int io)
+{
+    return add(t, host, count, 1, IMAX(1, count), elem_size, io, IMAX(1, count), 1);
+}
+
+static int copy(const cufort_thunk_array *a, char *dev, cufort_copy_kind kind)
+{
+    size_t width = (size_t)a->rows * a->elem_size, hpitch = (size_t)a->ld * a->elem_size;
+    if (kind == CUFORT_H2D)
+        return cufort_ops()->copy2d(dev, width, a->host, hpitch, width, (size_t)a->cols, kind,
+                                    cufort_thread_stream(), 0);
+    return cufort_ops()->copy2d((void *)a->host, hpitch, dev, width, width, (size_t)a->cols, kind,
+                                cufort_thread_stream(), 0);
+}
+
+int cufort_thunk_stage_in(cufort_thunk *t)
+{
+    if (t->status)
+        return t->status;
+    size_t total = 0;
+    for (int i = 0; i < t->count; i++) {
+        if (t->a[i].bytes && !t->a[i].host)
+            return cufort_null_arg(t->routine, "a host array");
+        t->a[i].offset = total;
+        total += (t->a[i].bytes + ALIGN - 1) / ALIGN * ALIGN;
+    }
+    if (total == 0)
+        return CUFORT_SUCCESS;
+    void *buf = NULL;
+    int st = scratch_of(total, &buf);
+    if (st)
+        return st;
+    t->dev = buf;
+    for (int i = 0; i < t->count && !st; i++)
+        if (t->a[i].bytes && (t->a[i].io & CUFORT_IN))
+            st = copy(&t->a[i], t->dev + t->a[i].offset, CUFORT_H2D);
+    return st;
+}
+
+void *cufort_thunk_ptr(const cufort_thunk *t, int i)
+{
+    return t->a[i].bytes ? t->dev + t->a[i].offset : NULL;
+}
+
+int64_t cufort_thunk_ld(const cufort_thunk *t, int i) { return t->a[i].dev_ld; }
+int64_t cufort_thunk_inc(const cufort_thunk *t, int i) { return t->a[i].dev_inc; }
+
+int cufort_thunk_finish(cufort_thunk *t, int status)
+{
+    for (int i = 0; i < t->count && status == CUFORT_SUCCESS; i++)
+        if (t->a[i].bytes && (t->a[i].io & CUFORT_OUT))
+            status = copy(&t->a[i], t->dev + t->a[i].offset, CUFORT_D2H);
+    return status;
+}

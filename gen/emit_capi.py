@@ -1,0 +1,277 @@
+"""Emits the BLAS part of the C ABI: public prototypes, argument checks, device-pointer entry points,
+thunking entry points, and the two backends (cuBLAS, CPU BLAS)."""
+
+import re
+
+from blas_table import variants, on_cpu_blas
+from cgen import (C_T, CU_T, c_params, c_names, ctype, tcode, result_ctype, opts, extent, wrap,
+                  header)
+
+ME = "emit_capi.py"
+
+
+def proto(name, r, v, with_result=True):
+    return f"int {name}({wrap(c_params(r, v, with_result).split(', '), ' ' * (len(name) + 5))})"
+
+
+def public_header():
+    out = [header(ME, "cufort_blas.h — BLAS entry points of the cufort C ABI (see cufort.h)."),
+           "#ifndef CUFORT_BLAS_H\n#define CUFORT_BLAS_H\n"]
+    for r, v in variants():
+        out.append(proto(f"cufort_{v.name}", r, v) + ";")
+        out.append(proto(f"cufort_{v.name}_host", r, v) + ";")
+    out.append("\n#endif")
+    return "\n".join(out) + "\n"
+
+
+def backend_header():
+    out = [header(ME, "blas_backends.h — what each backend implements for the C ABI."),
+           "#ifndef CUFORT_BLAS_BACKENDS_H\n#define CUFORT_BLAS_BACKENDS_H\n",
+           '#include "cufort.h"\n']
+    for r, v in variants():
+        out.append(proto(f"cufort_cuda_{v.name}", r, v) + ";")
+        out.append(proto(f"cufort_host_{v.name}", r, v) + ";")
+    out.append("\n#endif")
+    return "\n".join(out) + "\n"
+
+
+# ---- argument checks, device mode, thunking -------------------------------------------------------------
+
+def checks(r, v):
+    lines = []
+    for pos, a in enumerate(r.args, 1):
+        if a.kind == "opt":
+            lines.append(f'    if (!cufort_opt_in({a.name}, "{opts(v, a)}")) '
+                         f'return cufort_bad_arg(fn, {pos}, "{a.name}");')
+        elif a.kind == "int" and a.check:
+            lines.append(f'    if (!({a.check})) return cufort_bad_arg(fn, {pos}, "{a.name}");')
+    return lines
+
+
+def null_checks(r):
+    lines = []
+    for a in r.args:
+        if a.kind == "hostref":
+            lines.append(f'    if (!{a.name}) return cufort_null_arg(fn, "{a.name}");')
+    if r.result:
+        lines.append('    if (!result) return cufort_null_arg(fn, "result");')
+    return lines
+
+
+def quick(r):
+    if not r.quick:
+        return []
+    empty = {"I": "-1", "T": "0", "R": "0", None: None}[r.result]
+    body = f"*result = {empty}; " if empty else ""
+    return [f"    if ({r.quick}) {{ {body}return CUFORT_SUCCESS; }}"]
+
+
+def call(fn, r, names):
+    return f"{fn}({wrap(names, ' ' * 15)})"
+
+
+def device_entry(r, v):
+    name = f"cufort_{v.name}"
+    sig = proto(name, r, v)
+    body = [sig, "{", f'    static const char fn[] = "{name}";', "    int st = cufort_enter(fn);",
+            "    if (st) return st;"] + check_call(r, v)
+    body += null_checks(r) + quick(r)
+    for a in r.args:
+        if a.kind == "array":
+            body.append(f'    st = cufort_check_array(fn, "{a.name}", {a.name}, {extent(a.shape)}, '
+                        f"sizeof(*{a.name}));")
+            body.append("    if (st) return st;")
+    names = c_names(r)
+    body.append(f"    if (cufort_on_host()) return {call(f'cufort_host_{v.name}', r, names)};")
+    body.append(f"    return {call(f'cufort_cuda_{v.name}', r, names)};")
+    body.append("}")
+    return "\n".join(body)
+
+
+def check_params(r):
+    return [a for a in r.args if a.kind in ("opt", "int")]
+
+
+def check_fn(r, v):
+    """Reference-BLAS argument checks in parameter order; None when the routine has none."""
+    lines = checks(r, v)
+    if not lines:
+        return None
+    params = ", ".join(("char " if a.kind == "opt" else "int64_t ") + a.name for a in check_params(r))
+    unused = [a.name for a in check_params(r) if not any(_uses(ln, a.name) for ln in lines)]
+    body = [f"    (void){n};" for n in unused]
+    return "\n".join([f"static int check_{v.name}(const char *fn, {params})", "{"] + body + lines +
+                     ["    return CUFORT_SUCCESS;", "}"])
+
+
+def check_call(r, v):
+    if not checks(r, v):
+        return []
+    names = ", ".join(a.name for a in check_params(r))
+    return [f"    st = check_{v.name}(fn, {names});", "    if (st) return st;"]
+
+
+def _uses(line, name):
+    return re.search(rf"\b{name}\b", line) is not None
+
+
+IO = {"in": "CUFORT_IN", "out": "CUFORT_OUT", "inout": "CUFORT_INOUT"}
+
+
+def thunk_entry(r, v):
+    name = f"cufort_{v.name}_host"
+    body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";',
+            "    int st = CUFORT_SUCCESS;"] + check_call(r, v)
+    body += null_checks(r) + quick(r)
+    body += ["    cufort_thunk t;", "    st = cufort_thunk_begin(&t, fn);", "    if (st) return st;"]
+    subst = {}
+    for a in r.args:
+        if a.kind != "array":
+            continue
+        es = f"sizeof(*{a.name})"
+        io = IO[a.io]
+        kind = a.shape[0]
+        if kind == "mat":
+            _, rows, cols, ld = a.shape
+            body.append(f"    int i{a.name} = cufort_thunk_matrix(&t, {a.name}, {rows}, {cols}, {ld}, "
+                        f"{es}, {io});")
+            subst[ld] = f"cufort_thunk_ld(&t, i{a.name})"
+        elif kind == "vec":
+            _, n, inc = a.shape
+            body.append(f"    int i{a.name} = cufort_thunk_vector(&t, {a.name}, {n}, {inc}, {es}, {io});")
+            subst[inc] = f"cufort_thunk_inc(&t, i{a.name})"
+        else:
+            body.append(f"    int i{a.name} = cufort_thunk_span(&t, {a.name}, {extent(a.shape)}, {es}, "
+                        f"{io});")
+        subst[a.name] = f"({'const ' if a.io == 'in' else ''}{ctype(v, a)} *)cufort_thunk_ptr(&t, i{a.name})"
+    names = [subst.get(n, n) for n in c_names(r)]
+    body.append("    st = cufort_thunk_stage_in(&t);")
+    body.append(f"    if (st == CUFORT_SUCCESS)\n        st = {call(f'cufort_{v.name}', r, names)};")
+    body.append("    return cufort_thunk_finish(&t, st);")
+    body.append("}")
+    return "\n".join(body)
+
+
+def api_source():
+    out = [header(ME, "blas_api.c — argument checks and the device-pointer and thunking entry points."),
+           '#include "internal.h"', '#include "thunk.h"', '#include "blas_backends.h"', ""]
+    for r, v in variants():
+        check = check_fn(r, v)
+        out += ([check, ""] if check else []) + [device_entry(r, v), "", thunk_entry(r, v), ""]
+    return "\n".join(out)
+
+
+# ---- cuda backend ------------------------------------------------------------------------------------
+
+OPT_CONV = {"trans": "cufort_cuda_op", "uplo": "cufort_cuda_fill", "diag": "cufort_cuda_diag",
+            "side": "cufort_cuda_side"}
+
+
+def cublas_name(r, v):
+    tmpl = r.cublas or "cublas{P}_v2_64"
+    return tmpl.format(P=v.name[0].upper() + v.name[1:], Q=v.prec.upper())
+
+
+def cuda_entry(r, v):
+    args_by_name = {a.name: a for a in r.args}
+    names = r.cublas_args or [a.name for a in r.args]
+    conv = []
+    for n in names:
+        a = args_by_name[n]
+        if a.kind == "opt":
+            conv.append(f"{OPT_CONV[a.optkind]}({n})")
+        elif a.kind == "int":
+            conv.append(n)
+        elif a.kind == "scalar":
+            conv.append(f"(const {ctype(v, a, CU_T)} *)&{n}")
+        else:
+            const = "const " if a.io == "in" else ""
+            conv.append(f"({const}{ctype(v, a, CU_T)} *){n}")
+    pre, post = [], []
+    if r.result == "I":
+        pre.append("    int64_t one_based = 0;")
+        conv.append("&one_based")
+        post.append("    *result = one_based - 1;")
+    elif r.result:
+        cu = CU_T[v.prec] if r.result == "T" else C_T[v.prec] if v.prec in "sd" else \
+            {"c": "float", "z": "double"}[v.prec]
+        conv.append(f"({cu} *)result")
+    fname = cublas_name(r, v)
+    body = [proto(f"cufort_cuda_{v.name}", r, v), "{", "    cublasHandle_t h;",
+            "    int st = cufort_cuda_handle(&h);", "    if (st) return st;"] + pre
+    body.append(f"    st = cufort_cuda_status({fname}({wrap(['h'] + conv, ' ' * 30)}), \"{fname}\");")
+    if post:
+        body.append("    if (st) return st;")
+        body += post
+    body += ["    return st;", "}"]
+    return "\n".join(body)
+
+
+def cuda_source():
+    out = [header(ME, "blas_cuda.c — the cuda backend: each routine through cuBLAS (v2, 64-bit API)."),
+           '#include "cuda_internal.h"', '#include "blas_backends.h"', ""]
+    for r, v in variants():
+        out += [cuda_entry(r, v), ""]
+    return "\n".join(out)
+
+
+# ---- host backend ------------------------------------------------------------------------------------
+
+def host_entry(r, v):
+    sym = f"{v.name}_"
+    ftype = f"{v.name}_fn"
+    fparams, fargs, ints = [], [], []
+    nchar = 0
+    for a in r.args:
+        if a.kind == "opt":
+            fparams.append("const char *")
+            fargs.append(f"&{a.name}")
+            nchar += 1
+        elif a.kind == "int":
+            fparams.append("const int *")
+            fargs.append(f"&i_{a.name}")
+            ints.append(a.name)
+        elif a.kind == "scalar":
+            fparams.append(f"const {ctype(v, a)} *")
+            fargs.append(f"&{a.name}")
+        else:
+            const = "const " if a.io == "in" else ""
+            fparams.append(f"{const}{ctype(v, a)} *")
+            fargs.append(a.name)
+    fparams += ["size_t"] * nchar
+    fargs += ["1"] * nchar
+    ret = {"I": "int", "T": C_T[v.prec], "R": result_ctype(r, v), None: "void"}[r.result]
+    body = [f"typedef {ret} (*{ftype})({', '.join(fparams) or 'void'});", "",
+            proto(f"cufort_host_{v.name}", r, v), "{", f"    static {ftype} f;",
+            f'    int st = cufort_cpu_blas_symbol("{sym}", (void **)&f);', "    if (st) return st;"]
+    for n in ints:
+        body.append(f"    int i_{n};")
+    for n in ints:
+        body.append(f'    if ((st = cufort_host_int(&i_{n}, {n}, "{n}"))) return st;')
+    callexpr = f"f({wrap(fargs, ' ' * 8)})"
+    if r.result == "I":
+        body.append(f"    *result = (int64_t){callexpr} - 1;")
+    elif r.result:
+        body.append(f"    *result = {callexpr};")
+    else:
+        body.append(f"    {callexpr};")
+    body += ["    return CUFORT_SUCCESS;", "}"]
+    return "\n".join(body)
+
+
+def host_source():
+    out = [header(ME, "blas_host.c — the host backend: each routine through the CPU BLAS found at run "
+                  "time.\n * Routines the CPU BLAS lacks are hand-written in c_wrappers/host/."),
+           '#include "host_internal.h"', '#include "blas_backends.h"', ""]
+    for r, v in variants():
+        if on_cpu_blas(r, v):
+            out += [host_entry(r, v), ""]
+    return "\n".join(out)
+
+
+def emit(write):
+    write("c_wrappers/include/cufort_blas.h", public_header())
+    write("c_wrappers/generated/blas_backends.h", backend_header())
+    write("c_wrappers/generated/blas_api.c", api_source())
+    write("c_wrappers/generated/blas_cuda.c", cuda_source())
+    write("c_wrappers/generated/blas_host.c", host_source())

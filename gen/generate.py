@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Writes every generated file from gen/blas_table.py.  `make generate` runs it; the output is
+deterministic, so `make generate && git diff --exit-code` proves the tree is up to date."""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import emit_capi  # noqa: E402
+import emit_f77  # noqa: E402
+import emit_tests  # noqa: E402
+
+
+def write(rel, text):
+    path = os.path.join(ROOT, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    old = open(path).read() if os.path.exists(path) else None
+    if old != text:
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"generated {rel}")
+
+
+def main():
+    for emitter in (emit_capi, emit_f77, emit_tests):
+        emitter.emit(write)
+
+
+if __name__ == "__main__":
+    main()
