@@ -120,7 +120,7 @@ def std(template, precs=SDCZ, **kw):
 
 class Routine:
     def __init__(self, group, level, variants, args, result=None, quick=None, cublas=None,
-                 cublas_args=None, doc="", cpu="blas"):
+                 cublas_args=None, doc="", cpu="blas", invalid_if=()):
         self.group, self.level = group, level
         self.variants, self.args = variants, args
         self.result = result          # None | "T" | "R" | "I": the function value, returned via pointer
@@ -128,6 +128,7 @@ class Routine:
         self.cublas = cublas          # cuBLAS function name template ({P} = capitalised variant name)
         self.cublas_args = cublas_args  # cuBLAS argument list when it differs from the BLAS one
         self.doc = doc
+        self.invalid_if = invalid_if  # (C condition over all arguments, position, name) rejections
         self.cpu = cpu                # "blas": the CPU BLAS has <name>_; "c": hand-written host code;
         #                               "blas:sd": the CPU BLAS has the listed precisions only
 
@@ -352,7 +353,11 @@ L3 = [
              Mat("B", "in", "NOTR(transb) ? m : n", "NOTR(transb) ? n : m", "ldb"),
              Ld("ldb", "NOTR(transb) ? m : n"), Mat("C", "out", "m", "n", "ldc"), Ld("ldc", "m")],
             cublas="cublas{P}_64", cpu="c",
-            doc="C = alpha*op(A) + beta*op(B) (cuBLAS extension)"),
+            invalid_if=[("(const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)", 12,
+                         "ldc (in place over A needs transa = N and ldc = lda)"),
+                        ("(const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)", 12,
+                         "ldc (in place over B needs transb = N and ldc = ldb)")],
+            doc="C = alpha*op(A) + beta*op(B) (cuBLAS extension); in place as cuBLAS allows"),
     Routine("dgmm", 3, std("{}dgmm"),
             [Side(), Dim("m"), Dim("n"), Mat("A", "in", "m", "n", "lda"), Ld("lda", "m"),
              Vec("x", "in", "LEFT(side) ? m : n", "incx"), Inc("incx"),

@@ -49,7 +49,8 @@ def checks(r, v):
 
 
 def null_checks(r):
-    lines = []
+    lines = [f'    if ({cond}) return cufort_bad_arg(fn, {pos}, "{name}");'
+             for cond, pos, name in r.invalid_if]
     for a in r.args:
         if a.kind == "hostref":
             lines.append(f'    if (!{a.name}) return cufort_null_arg(fn, "{a.name}");')

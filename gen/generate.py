@@ -11,6 +11,7 @@ sys.path.insert(0, HERE)
 
 import emit_capi  # noqa: E402
 import emit_f77  # noqa: E402
+import emit_f77_tests  # noqa: E402
 import emit_tests  # noqa: E402
 
 
@@ -25,7 +26,7 @@ def write(rel, text):
 
 
 def main():
-    for emitter in (emit_capi, emit_f77, emit_tests):
+    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests):
         emitter.emit(write)
 
 

@@ -7392,6 +7392,8 @@ int cufort_sgeam(char transa, char transb, int64_t m, int64_t n, float alpha, co
     if (st) return st;
     st = check_sgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
@@ -7409,6 +7411,8 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
     int st = CUFORT_SUCCESS;
     st = check_sgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7443,6 +7447,8 @@ int cufort_dgeam(char transa, char transb, int64_t m, int64_t n, double alpha, c
     if (st) return st;
     st = check_dgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
@@ -7460,6 +7466,8 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
     int st = CUFORT_SUCCESS;
     st = check_dgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7495,6 +7503,8 @@ int cufort_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfloat a
     if (st) return st;
     st = check_cgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
@@ -7513,6 +7523,8 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
     int st = CUFORT_SUCCESS;
     st = check_cgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7549,6 +7561,8 @@ int cufort_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdouble 
     if (st) return st;
     st = check_zgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
@@ -7567,6 +7581,8 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
     int st = CUFORT_SUCCESS;
     st = check_zgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
+    if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;

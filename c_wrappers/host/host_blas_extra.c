@@ -18,7 +18,8 @@
 #define RE(v) _Generic((v), cufort_cfloat: crealf(v), cufort_cdouble: creal(v), default: (v))
 static inline float abs1_c(cufort_cfloat v) { return fabsf(crealf(v)) + fabsf(cimagf(v)); }
 static inline double abs1_z(cufort_cdouble v) { return fabs(creal(v)) + fabs(cimag(v)); }
-#define ABS1(v) _Generic((v), cufort_cfloat: abs1_c, cufort_cdouble: abs1_z, float: fabsf, default: fabs)(v)
+#define ABS1(v)                                                                                    \
+    _Generic((v), cufort_cfloat: abs1_c, cufort_cdouble: abs1_z, float: fabsf, default: fabs)(v)
 #define UPPER(c) (toupper((unsigned char)(c)) == 'U')
 #define CONJT(c) (toupper((unsigned char)(c)) == 'C')
 
@@ -38,7 +39,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
 
 /* ---- i?amin: first element of smallest |re| + |im|, 0-based (n > 0, incx > 0 here) ---------- */
 #define AMIN(p, T, R)                                                                              \
-    int cufort_host_i##p##amin(int64_t n, const T *x, int64_t incx, int64_t *result)              \
+    int cufort_host_i##p##amin(int64_t n, const T *x, int64_t incx, int64_t *result)               \
     {                                                                                              \
         int64_t best = n > 0 ? 0 : -1;                                                             \
         R least = n > 0 ? ABS1(x[0]) : 0;                                                          \
@@ -51,10 +52,10 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
     }
 
 /* ---- syrkx / herkx: C = alpha*op(A)*op(B)^T (herm: ^H) + beta*C on one triangle, laid out as
- * reference xSYRK/xHERK; herm also makes the diagonal real, as xHERK does. ---------------------- */
+ * reference xSYRK/xHERK; herm also makes the diagonal real, as xHERK does. --------------------- */
 #define SYRKX(p, T, R)                                                                             \
-    static void syrkx_##p(char uplo, char trans, int herm, int64_t n, int64_t k, T alpha,         \
-                          const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,         \
+    static void syrkx_##p(char uplo, char trans, int herm, int64_t n, int64_t k, T alpha,          \
+                          const T *A, int64_t lda, const T *B, int64_t ldb, T beta, T *C,          \
                           int64_t ldc)                                                             \
     {                                                                                              \
         if (n == 0 || ((alpha == 0 || k == 0) && beta == 1)) return;                               \
@@ -79,16 +80,16 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
             if (herm) c[j] = RE(c[j]);                                                             \
         }                                                                                          \
     }                                                                                              \
-    int cufort_host_##p##syrkx(char uplo, char trans, int64_t n, int64_t k, T alpha, const T *A,  \
-                               int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)   \
+    int cufort_host_##p##syrkx(char uplo, char trans, int64_t n, int64_t k, T alpha, const T *A,   \
+                               int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)    \
     {                                                                                              \
         syrkx_##p(uplo, trans, 0, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                      \
         return CUFORT_SUCCESS;                                                                     \
     }
 
 #define HERKX(p, T, R)                                                                             \
-    int cufort_host_##p##herkx(char uplo, char trans, int64_t n, int64_t k, T alpha, const T *A,  \
-                               int64_t lda, const T *B, int64_t ldb, R beta, T *C, int64_t ldc)   \
+    int cufort_host_##p##herkx(char uplo, char trans, int64_t n, int64_t k, T alpha, const T *A,   \
+                               int64_t lda, const T *B, int64_t ldb, R beta, T *C, int64_t ldc)    \
     {                                                                                              \
         syrkx_##p(uplo, trans, 1, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                      \
         return CUFORT_SUCCESS;                                                                     \
@@ -98,7 +99,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
 #define GEMM_BATCH(p, T, R)                                                                        \
     int cufort_host_##p##gemm_strided_batched(                                                     \
         char transa, char transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,            \
-        int64_t lda, int64_t strideA, const T *B, int64_t ldb, int64_t strideB, T beta, T *C,     \
+        int64_t lda, int64_t strideA, const T *B, int64_t ldb, int64_t strideB, T beta, T *C,      \
         int64_t ldc, int64_t strideC, int64_t batch)                                               \
     {                                                                                              \
         for (int64_t b = 0; m > 0 && n > 0 && b < batch; b++) {                                    \
@@ -110,7 +111,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
     }
 
 #define GEMM3M(p, T, R)                                                                            \
-    int cufort_host_##p##gemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k,        \
+    int cufort_host_##p##gemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k,         \
                                 T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,         \
                                 T beta, T *C, int64_t ldc)                                         \
     {                                                                                              \
@@ -119,10 +120,10 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
     }
 
 /* ---- geam: C = alpha*op(A) + beta*op(B); a zero scalar's matrix is not read (in place: C may
- * be A or B with op N and the same leading dimension, as cuBLAS allows) ------------------------- */
+ * be A or B with op N and the same leading dimension, as cuBLAS allows) ------------------------ */
 #define GEAM(p, T, R)                                                                              \
     int cufort_host_##p##geam(char transa, char transb, int64_t m, int64_t n, T alpha,             \
-                              const T *A, int64_t lda, T beta, const T *B, int64_t ldb, T *C,     \
+                              const T *A, int64_t lda, T beta, const T *B, int64_t ldb, T *C,      \
                               int64_t ldc)                                                         \
     {                                                                                              \
         int na = NOTR(transa), ca = CONJT(transa), nb = NOTR(transb), cb = CONJT(transb);          \
@@ -149,9 +150,9 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
         return CUFORT_SUCCESS;                                                                     \
     }
 
-/* ---- crot/zrot (LAPACK CROT): x' = c*x + s*y, y' = c*y - conj(s)*x ---------------------------- */
+/* ---- crot/zrot (LAPACK CROT): x' = c*x + s*y, y' = c*y - conj(s)*x --------------------------- */
 #define ROT(p, T, R)                                                                               \
-    int cufort_host_##p##rot(int64_t n, T *x, int64_t incx, T *y, int64_t incy, R c, T s)         \
+    int cufort_host_##p##rot(int64_t n, T *x, int64_t incx, T *y, int64_t incy, R c, T s)          \
     {                                                                                              \
         for (int64_t i = 0; i < n; i++) {                                                          \
             T *xi = x + vix(n, incx, i), *yi = y + vix(n, incy, i), t = c * *xi + s * *yi;         \
@@ -163,7 +164,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
 
 /* ---- complex symmetric (not Hermitian) Level 2, as reference SSYMV/SSYR/SSYR2 --------------- */
 #define SYMV(p, T, R)                                                                              \
-    int cufort_host_##p##symv(char uplo, int64_t n, T alpha, const T *A, int64_t lda, const T *x, \
+    int cufort_host_##p##symv(char uplo, int64_t n, T alpha, const T *A, int64_t lda, const T *x,  \
                               int64_t incx, T beta, T *y, int64_t incy)                            \
     {                                                                                              \
         if (n == 0 || (alpha == 0 && beta == 1)) return CUFORT_SUCCESS;                            \
@@ -186,7 +187,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
 
 /* A += alpha*x*y^T + alpha*y*x^T on one triangle; y == NULL: A += alpha*x*x^T (syr). */
 #define SYR(p, T, R)                                                                               \
-    static void syr2_##p(char uplo, int64_t n, T alpha, const T *x, int64_t incx, const T *y,     \
+    static void syr2_##p(char uplo, int64_t n, T alpha, const T *x, int64_t incx, const T *y,      \
                          int64_t incy, T *A, int64_t lda)                                          \
     {                                                                                              \
         int up = UPPER(uplo);                                                                      \
@@ -200,13 +201,13 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
                                     : x[vix(n, incx, i)] * t1;                                     \
         }                                                                                          \
     }                                                                                              \
-    int cufort_host_##p##syr(char uplo, int64_t n, T alpha, const T *x, int64_t incx, T *A,       \
+    int cufort_host_##p##syr(char uplo, int64_t n, T alpha, const T *x, int64_t incx, T *A,        \
                              int64_t lda)                                                          \
     {                                                                                              \
         syr2_##p(uplo, n, alpha, x, incx, NULL, 0, A, lda);                                        \
         return CUFORT_SUCCESS;                                                                     \
     }                                                                                              \
-    int cufort_host_##p##syr2(char uplo, int64_t n, T alpha, const T *x, int64_t incx,            \
+    int cufort_host_##p##syr2(char uplo, int64_t n, T alpha, const T *x, int64_t incx,             \
                               const T *y, int64_t incy, T *A, int64_t lda)                         \
     {                                                                                              \
         syr2_##p(uplo, n, alpha, x, incx, y, incy, A, lda);                                        \
