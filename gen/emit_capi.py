@@ -83,8 +83,8 @@ def device_entry(r, v):
                         f"sizeof(*{a.name}));")
             body.append("    if (st) return st;")
     names = c_names(r)
-    body.append(f"    if (cufort_on_host()) return {call(f'cufort_host_{v.name}', r, names)};")
-    body.append(f"    return {call(f'cufort_cuda_{v.name}', r, names)};")
+    body.append(f"    if (cufort_on_host()) return cufort_in(fn, {call(f'cufort_host_{v.name}', r, names)});")
+    body.append(f"    return cufort_in(fn, {call(f'cufort_cuda_{v.name}', r, names)});")
     body.append("}")
     return "\n".join(body)
 

@@ -13,7 +13,7 @@ static const cufort_backend_ops *_Atomic active;
 static atomic_uint generation = 1;
 static int device;
 static int requested_device = -1;        /* cufort_set_device before init */
-static void (*shutdown_hooks[8])(void);
+static void (*reset_hooks[8])(void);   /* cufort_at_reset */
 static int hook_count;
 static _Thread_local cufort_stream thread_stream;
 
@@ -36,14 +36,14 @@ const char *cufort_backend_name(void)
     return ops ? ops->name : "none";
 }
 
-void cufort_at_shutdown(void (*fn)(void))
+void cufort_at_reset(void (*fn)(void))
 {
     pthread_mutex_lock(&lock);
     int known = 0;
     for (int i = 0; i < hook_count; i++)
-        known |= shutdown_hooks[i] == fn;
-    if (!known && hook_count < (int)(sizeof shutdown_hooks / sizeof *shutdown_hooks))
-        shutdown_hooks[hook_count++] = fn;
+        known |= reset_hooks[i] == fn;
+    if (!known && hook_count < (int)(sizeof reset_hooks / sizeof *reset_hooks))
+        reset_hooks[hook_count++] = fn;
     pthread_mutex_unlock(&lock);
 }
 
@@ -159,6 +159,9 @@ int cufort_init_backend(int backend)
 
 int cufort_init(void)
 {
+    cufort_clear_error();
+    if (cufort_ops())          /* idempotent: the environment only matters the first time */
+        return CUFORT_SUCCESS;
     const char *env = getenv("CUFORT_BACKEND");
     int backend = CUFORT_BACKEND_AUTO;
     if (env && *env && strcmp(env, "auto") != 0) {
@@ -173,14 +176,23 @@ int cufort_init(void)
     return cufort_init_backend(backend);
 }
 
+static void run_reset_hooks(void)
+{
+    for (int i = 0; i < hook_count; i++)
+        reset_hooks[i]();
+}
+
 int cufort_shutdown(void)
 {
     cufort_clear_error();
     pthread_mutex_lock(&lock);
     const cufort_backend_ops *ops = cufort_ops();
     if (ops) {
-        for (int i = 0; i < hook_count; i++)
-            shutdown_hooks[i]();
+        run_reset_hooks();
+        /* what the program left allocated goes with the context */
+        cufort_registry_drain(&cufort_device_blocks, ops->free);
+        cufort_registry_drain(&cufort_pinned_blocks, ops->host_free);
+        cufort_registry_drain(&cufort_registered_ranges, ops->host_unregister);
         ops->close();
         atomic_store(&active, NULL);
         atomic_fetch_add(&generation, 1);
@@ -220,8 +232,10 @@ int cufort_set_device(int dev)
         if (!st && dev >= count)
             st = cufort_fail(CUFORT_INVALID_VALUE,
                              "cufort_set_device: device %d requested but only %d present", dev, count);
-        if (!st)
+        if (!st) {
+            run_reset_hooks();
             st = ops->set_device(dev);
+        }
         if (!st) {
             device = requested_device = dev;
             atomic_fetch_add(&generation, 1);

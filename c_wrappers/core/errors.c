@@ -9,10 +9,12 @@ static _Thread_local int last_info;
 
 int cufort_fail(int status, const char *fmt, ...)
 {
+    char text[sizeof last_message];   /* the arguments may quote last_message itself */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    memcpy(last_message, text, sizeof text);
     return status;
 }
 
@@ -26,6 +28,14 @@ int cufort_bad_arg(const char *routine, int position, const char *name)
 int cufort_null_arg(const char *routine, const char *name)
 {
     return cufort_fail(CUFORT_INVALID_VALUE, "%s: %s is a null pointer", routine, name);
+}
+
+int cufort_in(const char *routine, int st)
+{
+    size_t n = strlen(routine);
+    if (st && !(strncmp(last_message, routine, n) == 0 && last_message[n] == ':'))
+        cufort_fail(st, "%s: %s", routine, last_message);
+    return st;
 }
 
 const char *cufort_last_error(void) { return last_message; }

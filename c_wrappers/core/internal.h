@@ -4,6 +4,7 @@
 #define CUFORT_INTERNAL_H
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 int cufort_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cufort_bad_arg(const char *routine, int position, const char *name);  /* sets last_info */
 int cufort_null_arg(const char *routine, const char *name);
+/* st unchanged; a failure's message gains "routine: " in front unless it names it already */
+int cufort_in(const char *routine, int st);
 
 /* ---- entry: clears this thread's error state and insists on cufort_init ---- */
 int cufort_enter(const char *routine);
@@ -30,30 +33,53 @@ static inline int cufort_opt_in(char c, const char *allowed)
 }
 
 /* ---- extents: elements an array argument spans from its base pointer (0 when empty) ---- */
+/* Extents saturate at INT64_MAX instead of wrapping, so an absurd size fails every check. */
 static inline int64_t cufort_extent_mat(int64_t rows, int64_t cols, int64_t ld)
 {
-    return rows <= 0 || cols <= 0 ? 0 : (cols - 1) * ld + rows;
+    int64_t e;
+    if (rows <= 0 || cols <= 0)
+        return 0;
+    if (__builtin_mul_overflow(cols - 1, ld, &e) || __builtin_add_overflow(e, rows, &e))
+        return INT64_MAX;
+    return e;
 }
 static inline int64_t cufort_extent_vec(int64_t n, int64_t inc)
 {
-    return n <= 0 ? 0 : 1 + (n - 1) * (inc < 0 ? -inc : inc);
+    return n <= 0 ? 0 : cufort_extent_mat(1, n, inc < 0 ? -inc : inc);
 }
 static inline int64_t cufort_extent_pack(int64_t count) { return count < 0 ? 0 : count; }
 static inline int64_t cufort_extent_bmat(int64_t rows, int64_t cols, int64_t ld, int64_t stride,
                                          int64_t batch)
 {
     int64_t one = cufort_extent_mat(rows, cols, ld);
-    return batch <= 0 || one == 0 ? 0 : (batch - 1) * stride + one;
+    return batch <= 0 || one == 0 ? 0 : cufort_extent_mat(one, batch, stride);
 }
 
 /* An array argument of `elems` elements must lie inside one device allocation. */
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,
                        size_t elem_size);
 
-/* ---- allocation registry (every cufort_alloc, so pointers can be checked) ---- */
-void cufort_registry_add(const void *p, size_t bytes);
-int cufort_registry_remove(const void *p);             /* 1 if p was a registered base */
-int cufort_registry_find(const void *p, uintptr_t *base, size_t *bytes);
+/* ---- block registries (registry.c) ---- */
+typedef struct { uintptr_t base; size_t bytes; } cufort_block;
+typedef struct {
+    pthread_mutex_t lock;
+    cufort_block *blocks;
+    size_t count, capacity;
+} cufort_registry;
+
+extern cufort_registry cufort_device_blocks;      /* cufort_alloc */
+extern cufort_registry cufort_pinned_blocks;      /* cufort_host_alloc */
+extern cufort_registry cufort_registered_ranges;  /* cufort_host_register */
+
+int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes);
+int cufort_registry_remove(cufort_registry *r, const void *p);   /* 1 if p was a block's base */
+/* the block with the greatest base <= p (p may lie past its end); 0 when none */
+int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes);
+void cufort_registry_drain(cufort_registry *r, int (*release)(void *p));  /* release every block */
+
+/* Device allocations start on ALLOC_ALIGN boundaries (cudaMalloc guarantees 256 bytes and the
+ * host backend copies that), so nothing else can begin before a block's end rounded up to it. */
+#define CUFORT_ALLOC_ALIGN 256
 
 /* ---- the backend interface (memory, copies, streams; BLAS dispatch is generated) ---- */
 typedef enum { CUFORT_H2D, CUFORT_D2H, CUFORT_D2D } cufort_copy_kind;
@@ -98,7 +124,8 @@ cufort_stream cufort_thread_stream(void);
 unsigned cufort_generation(void);
 int cufort_current_device(void);
 
-/* Run fn at the next shutdown (frees per-thread caches a backend or the thunk engine made). */
-void cufort_at_shutdown(void (*fn)(void));
+/* Run fn at every shutdown and device change, before the old device goes: it frees the
+ * per-thread caches (thunk buffers) made on it. */
+void cufort_at_reset(void (*fn)(void));
 
 #endif

@@ -1,64 +1,68 @@
-/* memory.c — device and pinned host allocation, and the check every array argument goes through. */
+/* memory.c — device and pinned host allocation, host registration, and the check every array
+ * argument goes through.  Every block is recorded, so both backends refuse the same misuse
+ * (freeing what they never gave out, a second free, unregistering what was never registered). */
 #include "internal.h"
 
-int cufort_alloc(void **device_ptr, int64_t bytes)
+/* cufort_alloc / cufort_host_alloc share everything but the backend call and the registry */
+static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *blocks,
+                    int (*backend_alloc)(void **, size_t), const char *what)
 {
-    static const char fn[] = "cufort_alloc";
     int st = cufort_enter(fn);
     if (st)
         return st;
-    if (!device_ptr)
-        return cufort_null_arg(fn, "device_ptr");
-    *device_ptr = NULL;
+    if (!p)
+        return cufort_null_arg(fn, "the pointer to set");
+    *p = NULL;
     if (bytes < 0)
         return cufort_fail(CUFORT_INVALID_VALUE, "%s: negative size %lld", fn, (long long)bytes);
     if (bytes == 0)         /* NULL stands for an empty array everywhere in the C ABI */
         return CUFORT_SUCCESS;
-    st = cufort_ops()->alloc(device_ptr, (size_t)bytes);
+    st = backend_alloc(p, (size_t)bytes);
     if (st)
-        return cufort_fail(st, "%s: cannot allocate %lld bytes of %s memory (%s)", fn,
-                           (long long)bytes, cufort_ops()->name, cufort_last_error());
-    cufort_registry_add(*device_ptr, (size_t)bytes);
-    return CUFORT_SUCCESS;
+        return cufort_fail(st, "%s: cannot allocate %lld bytes of %s (%s)", fn, (long long)bytes,
+                           what, cufort_last_error());
+    st = cufort_registry_add(blocks, *p, (size_t)bytes);
+    if (st) {
+        cufort_ops()->free(*p);
+        *p = NULL;
+    }
+    return cufort_in(fn, st);
+}
+
+static int release(const char *fn, void *p, cufort_registry *blocks, int (*backend_free)(void *),
+                   const char *from)
+{
+    int st = cufort_enter(fn);
+    if (st || !p)
+        return st;
+    if (!cufort_registry_remove(blocks, p))
+        return cufort_fail(CUFORT_BAD_POINTER, "%s: %p was not returned by %s, or was freed already",
+                           fn, p, from);
+    return cufort_in(fn, backend_free(p));
+}
+
+int cufort_alloc(void **device_ptr, int64_t bytes)
+{
+    return allocate("cufort_alloc", device_ptr, bytes, &cufort_device_blocks, cufort_ops() ?
+                    cufort_ops()->alloc : NULL, "device memory");
 }
 
 int cufort_free(void *device_ptr)
 {
-    static const char fn[] = "cufort_free";
-    int st = cufort_enter(fn);
-    if (st || !device_ptr)
-        return st;
-    if (!cufort_registry_remove(device_ptr))
-        return cufort_fail(CUFORT_BAD_POINTER,
-                           "%s: %p was not returned by cufort_alloc, or was freed already", fn,
-                           device_ptr);
-    return cufort_ops()->free(device_ptr);
+    return release("cufort_free", device_ptr, &cufort_device_blocks,
+                   cufort_ops() ? cufort_ops()->free : NULL, "cufort_alloc");
 }
 
 int cufort_host_alloc(void **host_ptr, int64_t bytes)
 {
-    static const char fn[] = "cufort_host_alloc";
-    int st = cufort_enter(fn);
-    if (st)
-        return st;
-    if (!host_ptr)
-        return cufort_null_arg(fn, "host_ptr");
-    *host_ptr = NULL;
-    if (bytes < 0)
-        return cufort_fail(CUFORT_INVALID_VALUE, "%s: negative size %lld", fn, (long long)bytes);
-    if (bytes == 0)
-        return CUFORT_SUCCESS;
-    st = cufort_ops()->host_alloc(host_ptr, (size_t)bytes);
-    if (st)
-        return cufort_fail(st, "%s: cannot allocate %lld bytes of pinned host memory (%s)", fn,
-                           (long long)bytes, cufort_last_error());
-    return CUFORT_SUCCESS;
+    return allocate("cufort_host_alloc", host_ptr, bytes, &cufort_pinned_blocks, cufort_ops() ?
+                    cufort_ops()->host_alloc : NULL, "pinned host memory");
 }
 
 int cufort_host_free(void *host_ptr)
 {
-    int st = cufort_enter("cufort_host_free");
-    return st || !host_ptr ? st : cufort_ops()->host_free(host_ptr);
+    return release("cufort_host_free", host_ptr, &cufort_pinned_blocks,
+                   cufort_ops() ? cufort_ops()->host_free : NULL, "cufort_host_alloc");
 }
 
 int cufort_host_register(void *host_ptr, int64_t bytes)
@@ -72,18 +76,16 @@ int cufort_host_register(void *host_ptr, int64_t bytes)
     if (bytes <= 0)
         return cufort_fail(CUFORT_INVALID_VALUE, "%s: size %lld must be positive", fn,
                            (long long)bytes);
-    return cufort_ops()->host_register(host_ptr, (size_t)bytes);
+    st = cufort_ops()->host_register(host_ptr, (size_t)bytes);
+    if (!st && (st = cufort_registry_add(&cufort_registered_ranges, host_ptr, (size_t)bytes)))
+        cufort_ops()->host_unregister(host_ptr);
+    return cufort_in(fn, st);
 }
 
 int cufort_host_unregister(void *host_ptr)
 {
-    static const char fn[] = "cufort_host_unregister";
-    int st = cufort_enter(fn);
-    if (st)
-        return st;
-    if (!host_ptr)
-        return cufort_null_arg(fn, "host_ptr");
-    return cufort_ops()->host_unregister(host_ptr);
+    return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges,
+                   cufort_ops() ? cufort_ops()->host_unregister : NULL, "cufort_host_register");
 }
 
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,
@@ -94,16 +96,26 @@ int cufort_check_array(const char *routine, const char *name, const void *p, int
     if (!p)
         return cufort_fail(CUFORT_BAD_POINTER, "%s: %s is a null pointer but must hold %lld elements",
                            routine, name, (long long)elems);
-    size_t bytes = (size_t)elems * elem_size;
-    uintptr_t base;
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)elems, elem_size, &bytes))
+        return cufort_fail(CUFORT_BAD_POINTER, "%s: %s would span %lld elements of %zu bytes, more "
+                           "than memory can hold", routine, name, (long long)elems, elem_size);
+    uintptr_t base, at = (uintptr_t)p;
     size_t size;
-    if (cufort_registry_find(p, &base, &size)) {
-        size_t room = base + size - (uintptr_t)p;
-        if (bytes > room)
+    if (cufort_registry_floor(&cufort_device_blocks, p, &base, &size)) {
+        uintptr_t end = base + size;
+        if (at < end) {
+            if (bytes > end - at)
+                return cufort_fail(CUFORT_BAD_POINTER,
+                                   "%s: %s spans %zu bytes but only %zu remain in its %zu-byte "
+                                   "allocation", routine, name, bytes, (size_t)(end - at), size);
+            return CUFORT_SUCCESS;
+        }
+        /* the driver would call this memory valid: it is the padding of the block below */
+        if (at < (end + CUFORT_ALLOC_ALIGN - 1) / CUFORT_ALLOC_ALIGN * CUFORT_ALLOC_ALIGN)
             return cufort_fail(CUFORT_BAD_POINTER,
-                               "%s: %s spans %zu bytes but only %zu remain in its %zu-byte "
-                               "allocation", routine, name, bytes, room, size);
-        return CUFORT_SUCCESS;
+                               "%s: %s starts %zu bytes past the end of its %zu-byte allocation",
+                               routine, name, (size_t)(at - end), size);
     }
     return cufort_ops()->foreign_pointer(routine, name, p, bytes);
 }

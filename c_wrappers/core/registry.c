@@ -1,23 +1,22 @@
-/* registry.c — every live cufort_alloc block, sorted by address, so that any pointer handed to a
- * BLAS call can be traced to its block and checked for running past its end. */
-#include <pthread.h>
+/* registry.c — sets of live memory blocks sorted by address: device blocks from cufort_alloc (so
+ * any pointer handed to a BLAS call can be traced to its block and checked for running past its
+ * end, and shutdown can free what the program left allocated), pinned blocks and registered host
+ * ranges (so both backends refuse to free or unregister what they never gave out). */
 #include <stdlib.h>
 
 #include "internal.h"
 
-typedef struct { uintptr_t base; size_t bytes; } block;
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static block *blocks;
-static size_t count, capacity;
+cufort_registry cufort_device_blocks = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+cufort_registry cufort_pinned_blocks = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+cufort_registry cufort_registered_ranges = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
 
 /* index of the last block with base <= p, or -1 */
-static ptrdiff_t floor_index(uintptr_t p)
+static ptrdiff_t floor_index(const cufort_registry *r, uintptr_t p)
 {
-    ptrdiff_t lo = 0, hi = (ptrdiff_t)count - 1, found = -1;
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)r->count - 1, found = -1;
     while (lo <= hi) {
         ptrdiff_t mid = lo + (hi - lo) / 2;
-        if (blocks[mid].base <= p) {
+        if (r->blocks[mid].base <= p) {
             found = mid;
             lo = mid + 1;
         } else {
@@ -27,48 +26,57 @@ static ptrdiff_t floor_index(uintptr_t p)
     return found;
 }
 
-void cufort_registry_add(const void *p, size_t bytes)
+int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes)
 {
-    pthread_mutex_lock(&lock);
-    if (count == capacity) {
-        size_t cap = capacity ? 2 * capacity : 64;
-        block *grown = realloc(blocks, cap * sizeof *blocks);
-        if (!grown) {  /* untracked blocks are still checked as foreign pointers */
-            pthread_mutex_unlock(&lock);
-            return;
+    pthread_mutex_lock(&r->lock);
+    if (r->count == r->capacity) {
+        size_t cap = r->capacity ? 2 * r->capacity : 64;
+        cufort_block *grown = realloc(r->blocks, cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&r->lock);
+            return cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory for the block registry");
         }
-        blocks = grown;
-        capacity = cap;
+        r->blocks = grown;
+        r->capacity = cap;
     }
-    size_t at = (size_t)(floor_index((uintptr_t)p) + 1);
-    memmove(blocks + at + 1, blocks + at, (count - at) * sizeof *blocks);
-    blocks[at] = (block){(uintptr_t)p, bytes};
-    count++;
-    pthread_mutex_unlock(&lock);
+    size_t at = (size_t)(floor_index(r, (uintptr_t)p) + 1);
+    memmove(r->blocks + at + 1, r->blocks + at, (r->count - at) * sizeof *r->blocks);
+    r->blocks[at] = (cufort_block){(uintptr_t)p, bytes};
+    r->count++;
+    pthread_mutex_unlock(&r->lock);
+    return CUFORT_SUCCESS;
 }
 
-int cufort_registry_remove(const void *p)
+int cufort_registry_remove(cufort_registry *r, const void *p)
 {
-    pthread_mutex_lock(&lock);
-    ptrdiff_t i = floor_index((uintptr_t)p);
-    int hit = i >= 0 && blocks[i].base == (uintptr_t)p;
+    pthread_mutex_lock(&r->lock);
+    ptrdiff_t i = floor_index(r, (uintptr_t)p);
+    int hit = i >= 0 && r->blocks[i].base == (uintptr_t)p;
     if (hit) {
-        memmove(blocks + i, blocks + i + 1, (count - (size_t)i - 1) * sizeof *blocks);
-        count--;
+        memmove(r->blocks + i, r->blocks + i + 1, (r->count - (size_t)i - 1) * sizeof *r->blocks);
+        r->count--;
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&r->lock);
     return hit;
 }
 
-int cufort_registry_find(const void *p, uintptr_t *base, size_t *bytes)
+int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes)
 {
-    pthread_mutex_lock(&lock);
-    ptrdiff_t i = floor_index((uintptr_t)p);
-    int hit = i >= 0 && (uintptr_t)p < blocks[i].base + blocks[i].bytes;
-    if (hit) {
-        *base = blocks[i].base;
-        *bytes = blocks[i].bytes;
+    pthread_mutex_lock(&r->lock);
+    ptrdiff_t i = floor_index(r, (uintptr_t)p);
+    if (i >= 0) {
+        *base = r->blocks[i].base;
+        *bytes = r->blocks[i].bytes;
     }
-    pthread_mutex_unlock(&lock);
-    return hit;
+    pthread_mutex_unlock(&r->lock);
+    return i >= 0;
+}
+
+void cufort_registry_drain(cufort_registry *r, int (*release)(void *p))
+{
+    pthread_mutex_lock(&r->lock);
+    for (size_t i = 0; i < r->count; i++)
+        release((void *)r->blocks[i].base);
+    r->count = 0;
+    pthread_mutex_unlock(&r->lock);
 }

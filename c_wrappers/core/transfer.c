@@ -30,8 +30,9 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
         sld = dld = rows;
         cols = 1;
     }
-    return cufort_ops()->copy2d(dst, (size_t)(dld * es), src, (size_t)(sld * es),
-                                (size_t)(rows * es), (size_t)cols, kind, stream, async);
+    return cufort_in(fn, cufort_ops()->copy2d(dst, (size_t)(dld * es), src, (size_t)(sld * es),
+                                              (size_t)(rows * es), (size_t)cols, kind, stream,
+                                              async));
 }
 
 static int vector(const char *fn, cufort_copy_kind kind, int64_t n, int64_t es, const void *x,

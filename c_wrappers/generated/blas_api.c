@@ -14,8 +14,8 @@ int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_isamax(n, x, incx, result);
-    return cufort_cuda_isamax(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_isamax(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_isamax(n, x, incx, result));
 }
 
 int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
@@ -43,8 +43,8 @@ int cufort_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_idamax(n, x, incx, result);
-    return cufort_cuda_idamax(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_idamax(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_idamax(n, x, incx, result));
 }
 
 int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result)
@@ -72,8 +72,8 @@ int cufort_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *resu
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_icamax(n, x, incx, result);
-    return cufort_cuda_icamax(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_icamax(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_icamax(n, x, incx, result));
 }
 
 int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
@@ -101,8 +101,8 @@ int cufort_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *res
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_izamax(n, x, incx, result);
-    return cufort_cuda_izamax(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_izamax(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_izamax(n, x, incx, result));
 }
 
 int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
@@ -130,8 +130,8 @@ int cufort_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_isamin(n, x, incx, result);
-    return cufort_cuda_isamin(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_isamin(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_isamin(n, x, incx, result));
 }
 
 int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
@@ -159,8 +159,8 @@ int cufort_idamin(int64_t n, const double *x, int64_t incx, int64_t *result)
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_idamin(n, x, incx, result);
-    return cufort_cuda_idamin(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_idamin(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_idamin(n, x, incx, result));
 }
 
 int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result)
@@ -188,8 +188,8 @@ int cufort_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *resu
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_icamin(n, x, incx, result);
-    return cufort_cuda_icamin(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_icamin(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_icamin(n, x, incx, result));
 }
 
 int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
@@ -217,8 +217,8 @@ int cufort_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *res
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_izamin(n, x, incx, result);
-    return cufort_cuda_izamin(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_izamin(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_izamin(n, x, incx, result));
 }
 
 int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
@@ -246,8 +246,8 @@ int cufort_sasum(int64_t n, const float *x, int64_t incx, float *result)
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sasum(n, x, incx, result);
-    return cufort_cuda_sasum(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sasum(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_sasum(n, x, incx, result));
 }
 
 int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
@@ -275,8 +275,8 @@ int cufort_dasum(int64_t n, const double *x, int64_t incx, double *result)
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dasum(n, x, incx, result);
-    return cufort_cuda_dasum(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dasum(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_dasum(n, x, incx, result));
 }
 
 int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
@@ -304,8 +304,8 @@ int cufort_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_scasum(n, x, incx, result);
-    return cufort_cuda_scasum(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_scasum(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_scasum(n, x, incx, result));
 }
 
 int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
@@ -333,8 +333,8 @@ int cufort_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *resu
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dzasum(n, x, incx, result);
-    return cufort_cuda_dzasum(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dzasum(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_dzasum(n, x, incx, result));
 }
 
 int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
@@ -363,8 +363,8 @@ int cufort_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y,
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_saxpy(n, alpha, x, incx, y, incy);
-    return cufort_cuda_saxpy(n, alpha, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_saxpy(n, alpha, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_saxpy(n, alpha, x, incx, y, incy));
 }
 
 int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
@@ -394,8 +394,8 @@ int cufort_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_daxpy(n, alpha, x, incx, y, incy);
-    return cufort_cuda_daxpy(n, alpha, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_daxpy(n, alpha, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_daxpy(n, alpha, x, incx, y, incy));
 }
 
 int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, double *y,
@@ -427,8 +427,8 @@ int cufort_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_caxpy(n, alpha, x, incx, y, incy);
-    return cufort_cuda_caxpy(n, alpha, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_caxpy(n, alpha, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_caxpy(n, alpha, x, incx, y, incy));
 }
 
 int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t incx,
@@ -460,8 +460,8 @@ int cufort_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, int64
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zaxpy(n, alpha, x, incx, y, incy);
-    return cufort_cuda_zaxpy(n, alpha, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zaxpy(n, alpha, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_zaxpy(n, alpha, x, incx, y, incy));
 }
 
 int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, int64_t incx,
@@ -492,8 +492,8 @@ int cufort_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_scopy(n, x, incx, y, incy);
-    return cufort_cuda_scopy(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_scopy(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_scopy(n, x, incx, y, incy));
 }
 
 int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
@@ -523,8 +523,8 @@ int cufort_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t in
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dcopy(n, x, incx, y, incy);
-    return cufort_cuda_dcopy(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dcopy(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_dcopy(n, x, incx, y, incy));
 }
 
 int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
@@ -554,8 +554,8 @@ int cufort_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ccopy(n, x, incx, y, incy);
-    return cufort_cuda_ccopy(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ccopy(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_ccopy(n, x, incx, y, incy));
 }
 
 int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cfloat *y,
@@ -586,8 +586,8 @@ int cufort_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zcopy(n, x, incx, y, incy);
-    return cufort_cuda_zcopy(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zcopy(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_zcopy(n, x, incx, y, incy));
 }
 
 int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_cdouble *y,
@@ -619,8 +619,8 @@ int cufort_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sdot(n, x, incx, y, incy, result);
-    return cufort_cuda_sdot(n, x, incx, y, incy, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sdot(n, x, incx, y, incy, result));
+    return cufort_in(fn, cufort_cuda_sdot(n, x, incx, y, incy, result));
 }
 
 int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
@@ -654,8 +654,8 @@ int cufort_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ddot(n, x, incx, y, incy, result);
-    return cufort_cuda_ddot(n, x, incx, y, incy, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ddot(n, x, incx, y, incy, result));
+    return cufort_in(fn, cufort_cuda_ddot(n, x, incx, y, incy, result));
 }
 
 int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
@@ -689,8 +689,8 @@ int cufort_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_c
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cdotu(n, x, incx, y, incy, result);
-    return cufort_cuda_cdotu(n, x, incx, y, incy, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cdotu(n, x, incx, y, incy, result));
+    return cufort_in(fn, cufort_cuda_cdotu(n, x, incx, y, incy, result));
 }
 
 int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
@@ -724,8 +724,8 @@ int cufort_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zdotu(n, x, incx, y, incy, result);
-    return cufort_cuda_zdotu(n, x, incx, y, incy, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zdotu(n, x, incx, y, incy, result));
+    return cufort_in(fn, cufort_cuda_zdotu(n, x, incx, y, incy, result));
 }
 
 int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
@@ -759,8 +759,8 @@ int cufort_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_c
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cdotc(n, x, incx, y, incy, result);
-    return cufort_cuda_cdotc(n, x, incx, y, incy, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cdotc(n, x, incx, y, incy, result));
+    return cufort_in(fn, cufort_cuda_cdotc(n, x, incx, y, incy, result));
 }
 
 int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
@@ -794,8 +794,8 @@ int cufort_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zdotc(n, x, incx, y, incy, result);
-    return cufort_cuda_zdotc(n, x, incx, y, incy, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zdotc(n, x, incx, y, incy, result));
+    return cufort_in(fn, cufort_cuda_zdotc(n, x, incx, y, incy, result));
 }
 
 int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
@@ -826,8 +826,8 @@ int cufort_snrm2(int64_t n, const float *x, int64_t incx, float *result)
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_snrm2(n, x, incx, result);
-    return cufort_cuda_snrm2(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_snrm2(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_snrm2(n, x, incx, result));
 }
 
 int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
@@ -855,8 +855,8 @@ int cufort_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dnrm2(n, x, incx, result);
-    return cufort_cuda_dnrm2(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dnrm2(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_dnrm2(n, x, incx, result));
 }
 
 int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
@@ -884,8 +884,8 @@ int cufort_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_scnrm2(n, x, incx, result);
-    return cufort_cuda_scnrm2(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_scnrm2(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_scnrm2(n, x, incx, result));
 }
 
 int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
@@ -913,8 +913,8 @@ int cufort_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *resu
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dznrm2(n, x, incx, result);
-    return cufort_cuda_dznrm2(n, x, incx, result);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dznrm2(n, x, incx, result));
+    return cufort_in(fn, cufort_cuda_dznrm2(n, x, incx, result));
 }
 
 int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
@@ -943,8 +943,8 @@ int cufort_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_srot(n, x, incx, y, incy, c, s);
-    return cufort_cuda_srot(n, x, incx, y, incy, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_srot(n, x, incx, y, incy, c, s));
+    return cufort_in(fn, cufort_cuda_srot(n, x, incx, y, incy, c, s));
 }
 
 int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
@@ -974,8 +974,8 @@ int cufort_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, dou
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_drot(n, x, incx, y, incy, c, s);
-    return cufort_cuda_drot(n, x, incx, y, incy, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_drot(n, x, incx, y, incy, c, s));
+    return cufort_in(fn, cufort_cuda_drot(n, x, incx, y, incy, c, s));
 }
 
 int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
@@ -1006,8 +1006,8 @@ int cufort_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, in
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csrot(n, x, incx, y, incy, c, s);
-    return cufort_cuda_csrot(n, x, incx, y, incy, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csrot(n, x, incx, y, incy, c, s));
+    return cufort_in(fn, cufort_cuda_csrot(n, x, incx, y, incy, c, s));
 }
 
 int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy,
@@ -1039,8 +1039,8 @@ int cufort_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zdrot(n, x, incx, y, incy, c, s);
-    return cufort_cuda_zdrot(n, x, incx, y, incy, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zdrot(n, x, incx, y, incy, c, s));
+    return cufort_in(fn, cufort_cuda_zdrot(n, x, incx, y, incy, c, s));
 }
 
 int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
@@ -1072,8 +1072,8 @@ int cufort_crot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_crot(n, x, incx, y, incy, c, s);
-    return cufort_cuda_crot(n, x, incx, y, incy, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_crot(n, x, incx, y, incy, c, s));
+    return cufort_in(fn, cufort_cuda_crot(n, x, incx, y, incy, c, s));
 }
 
 int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy,
@@ -1105,8 +1105,8 @@ int cufort_zrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, i
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zrot(n, x, incx, y, incy, c, s);
-    return cufort_cuda_zrot(n, x, incx, y, incy, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zrot(n, x, incx, y, incy, c, s));
+    return cufort_in(fn, cufort_cuda_zrot(n, x, incx, y, incy, c, s));
 }
 
 int cufort_zrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
@@ -1136,8 +1136,8 @@ int cufort_srotg(float *a, float *b, float *c, float *s)
     if (!b) return cufort_null_arg(fn, "b");
     if (!c) return cufort_null_arg(fn, "c");
     if (!s) return cufort_null_arg(fn, "s");
-    if (cufort_on_host()) return cufort_host_srotg(a, b, c, s);
-    return cufort_cuda_srotg(a, b, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_srotg(a, b, c, s));
+    return cufort_in(fn, cufort_cuda_srotg(a, b, c, s));
 }
 
 int cufort_srotg_host(float *a, float *b, float *c, float *s)
@@ -1166,8 +1166,8 @@ int cufort_drotg(double *a, double *b, double *c, double *s)
     if (!b) return cufort_null_arg(fn, "b");
     if (!c) return cufort_null_arg(fn, "c");
     if (!s) return cufort_null_arg(fn, "s");
-    if (cufort_on_host()) return cufort_host_drotg(a, b, c, s);
-    return cufort_cuda_drotg(a, b, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_drotg(a, b, c, s));
+    return cufort_in(fn, cufort_cuda_drotg(a, b, c, s));
 }
 
 int cufort_drotg_host(double *a, double *b, double *c, double *s)
@@ -1196,8 +1196,8 @@ int cufort_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
     if (!b) return cufort_null_arg(fn, "b");
     if (!c) return cufort_null_arg(fn, "c");
     if (!s) return cufort_null_arg(fn, "s");
-    if (cufort_on_host()) return cufort_host_crotg(a, b, c, s);
-    return cufort_cuda_crotg(a, b, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_crotg(a, b, c, s));
+    return cufort_in(fn, cufort_cuda_crotg(a, b, c, s));
 }
 
 int cufort_crotg_host(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
@@ -1226,8 +1226,8 @@ int cufort_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble
     if (!b) return cufort_null_arg(fn, "b");
     if (!c) return cufort_null_arg(fn, "c");
     if (!s) return cufort_null_arg(fn, "s");
-    if (cufort_on_host()) return cufort_host_zrotg(a, b, c, s);
-    return cufort_cuda_zrotg(a, b, c, s);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zrotg(a, b, c, s));
+    return cufort_in(fn, cufort_cuda_zrotg(a, b, c, s));
 }
 
 int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
@@ -1258,8 +1258,8 @@ int cufort_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, cons
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_srotm(n, x, incx, y, incy, param);
-    return cufort_cuda_srotm(n, x, incx, y, incy, param);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_srotm(n, x, incx, y, incy, param));
+    return cufort_in(fn, cufort_cuda_srotm(n, x, incx, y, incy, param));
 }
 
 int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
@@ -1291,8 +1291,8 @@ int cufort_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy, co
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_drotm(n, x, incx, y, incy, param);
-    return cufort_cuda_drotm(n, x, incx, y, incy, param);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_drotm(n, x, incx, y, incy, param));
+    return cufort_in(fn, cufort_cuda_drotm(n, x, incx, y, incy, param));
 }
 
 int cufort_drotm_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy,
@@ -1324,8 +1324,8 @@ int cufort_srotmg(float *d1, float *d2, float *x1, const float *y1, float *param
     if (!x1) return cufort_null_arg(fn, "x1");
     if (!y1) return cufort_null_arg(fn, "y1");
     if (!param) return cufort_null_arg(fn, "param");
-    if (cufort_on_host()) return cufort_host_srotmg(d1, d2, x1, y1, param);
-    return cufort_cuda_srotmg(d1, d2, x1, y1, param);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_srotmg(d1, d2, x1, y1, param));
+    return cufort_in(fn, cufort_cuda_srotmg(d1, d2, x1, y1, param));
 }
 
 int cufort_srotmg_host(float *d1, float *d2, float *x1, const float *y1, float *param)
@@ -1356,8 +1356,8 @@ int cufort_drotmg(double *d1, double *d2, double *x1, const double *y1, double *
     if (!x1) return cufort_null_arg(fn, "x1");
     if (!y1) return cufort_null_arg(fn, "y1");
     if (!param) return cufort_null_arg(fn, "param");
-    if (cufort_on_host()) return cufort_host_drotmg(d1, d2, x1, y1, param);
-    return cufort_cuda_drotmg(d1, d2, x1, y1, param);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_drotmg(d1, d2, x1, y1, param));
+    return cufort_in(fn, cufort_cuda_drotmg(d1, d2, x1, y1, param));
 }
 
 int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, double *param)
@@ -1386,8 +1386,8 @@ int cufort_sscal(int64_t n, float alpha, float *x, int64_t incx)
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sscal(n, alpha, x, incx);
-    return cufort_cuda_sscal(n, alpha, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sscal(n, alpha, x, incx));
+    return cufort_in(fn, cufort_cuda_sscal(n, alpha, x, incx));
 }
 
 int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
@@ -1413,8 +1413,8 @@ int cufort_dscal(int64_t n, double alpha, double *x, int64_t incx)
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dscal(n, alpha, x, incx);
-    return cufort_cuda_dscal(n, alpha, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dscal(n, alpha, x, incx));
+    return cufort_in(fn, cufort_cuda_dscal(n, alpha, x, incx));
 }
 
 int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
@@ -1440,8 +1440,8 @@ int cufort_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cscal(n, alpha, x, incx);
-    return cufort_cuda_cscal(n, alpha, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cscal(n, alpha, x, incx));
+    return cufort_in(fn, cufort_cuda_cscal(n, alpha, x, incx));
 }
 
 int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
@@ -1467,8 +1467,8 @@ int cufort_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t inc
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zscal(n, alpha, x, incx);
-    return cufort_cuda_zscal(n, alpha, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zscal(n, alpha, x, incx));
+    return cufort_in(fn, cufort_cuda_zscal(n, alpha, x, incx));
 }
 
 int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
@@ -1494,8 +1494,8 @@ int cufort_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csscal(n, alpha, x, incx);
-    return cufort_cuda_csscal(n, alpha, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csscal(n, alpha, x, incx));
+    return cufort_in(fn, cufort_cuda_csscal(n, alpha, x, incx));
 }
 
 int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
@@ -1521,8 +1521,8 @@ int cufort_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zdscal(n, alpha, x, incx);
-    return cufort_cuda_zdscal(n, alpha, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zdscal(n, alpha, x, incx));
+    return cufort_in(fn, cufort_cuda_zdscal(n, alpha, x, incx));
 }
 
 int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
@@ -1550,8 +1550,8 @@ int cufort_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sswap(n, x, incx, y, incy);
-    return cufort_cuda_sswap(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sswap(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_sswap(n, x, incx, y, incy));
 }
 
 int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
@@ -1581,8 +1581,8 @@ int cufort_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dswap(n, x, incx, y, incy);
-    return cufort_cuda_dswap(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dswap(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_dswap(n, x, incx, y, incy));
 }
 
 int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
@@ -1612,8 +1612,8 @@ int cufort_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, in
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cswap(n, x, incx, y, incy);
-    return cufort_cuda_cswap(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cswap(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_cswap(n, x, incx, y, incy));
 }
 
 int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
@@ -1643,8 +1643,8 @@ int cufort_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zswap(n, x, incx, y, incy);
-    return cufort_cuda_zswap(n, x, incx, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zswap(n, x, incx, y, incy));
+    return cufort_in(fn, cufort_cuda_zswap(n, x, incx, y, incy));
 }
 
 int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
@@ -1692,8 +1692,8 @@ int cufort_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, float
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_sgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_sgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, float alpha,
@@ -1747,8 +1747,8 @@ int cufort_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, doubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_dgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_dgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, double alpha,
@@ -1802,8 +1802,8 @@ int cufort_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_cgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_cgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufort_cfloat alpha,
@@ -1857,8 +1857,8 @@ int cufort_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_zgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_zgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufort_cdouble alpha,
@@ -1909,8 +1909,8 @@ int cufort_sgemv(char trans, int64_t m, int64_t n, float alpha, const float *A, 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_sgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_sgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float *A, int64_t lda,
@@ -1959,8 +1959,8 @@ int cufort_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_dgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_dgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
@@ -2010,8 +2010,8 @@ int cufort_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, const cu
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_cgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_cgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat *A,
@@ -2063,8 +2063,8 @@ int cufort_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha, const c
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_zgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_zgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
@@ -2114,8 +2114,8 @@ int cufort_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sger(m, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_sger(m, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sger(m, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_sger(m, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t incx, const float *y,
@@ -2163,8 +2163,8 @@ int cufort_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dger(m, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_dger(m, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dger(m, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_dger(m, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
@@ -2212,8 +2212,8 @@ int cufort_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgeru(m, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_cgeru(m, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgeru(m, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_cgeru(m, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x,
@@ -2263,8 +2263,8 @@ int cufort_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgerc(m, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_cgerc(m, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgerc(m, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_cgerc(m, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x,
@@ -2314,8 +2314,8 @@ int cufort_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgeru(m, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_zgeru(m, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgeru(m, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_zgeru(m, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
@@ -2365,8 +2365,8 @@ int cufort_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgerc(m, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_zgerc(m, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgerc(m, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_zgerc(m, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
@@ -2417,8 +2417,8 @@ int cufort_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float *A, i
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_ssbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_ssbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
@@ -2467,8 +2467,8 @@ int cufort_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const double *A,
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_dsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_dsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
@@ -2515,8 +2515,8 @@ int cufort_sspmv(char uplo, int64_t n, float alpha, const float *AP, const float
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    return cufort_cuda_sspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sspmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_sspmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
 }
 
 int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const float *x,
@@ -2563,8 +2563,8 @@ int cufort_dspmv(char uplo, int64_t n, double alpha, const double *AP, const dou
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    return cufort_cuda_dspmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dspmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_dspmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
 }
 
 int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, const double *x,
@@ -2607,8 +2607,8 @@ int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sspr(uplo, n, alpha, x, incx, AP);
-    return cufort_cuda_sspr(uplo, n, alpha, x, incx, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr(uplo, n, alpha, x, incx, AP));
+    return cufort_in(fn, cufort_cuda_sspr(uplo, n, alpha, x, incx, AP));
 }
 
 int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *AP)
@@ -2648,8 +2648,8 @@ int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dspr(uplo, n, alpha, x, incx, AP);
-    return cufort_cuda_dspr(uplo, n, alpha, x, incx, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr(uplo, n, alpha, x, incx, AP));
+    return cufort_in(fn, cufort_cuda_dspr(uplo, n, alpha, x, incx, AP));
 }
 
 int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *AP)
@@ -2693,8 +2693,8 @@ int cufort_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sspr2(uplo, n, alpha, x, incx, y, incy, AP);
-    return cufort_cuda_sspr2(uplo, n, alpha, x, incx, y, incy, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
+    return cufort_in(fn, cufort_cuda_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
 }
 
 int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
@@ -2741,8 +2741,8 @@ int cufort_dspr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dspr2(uplo, n, alpha, x, incx, y, incy, AP);
-    return cufort_cuda_dspr2(uplo, n, alpha, x, incx, y, incy, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
+    return cufort_in(fn, cufort_cuda_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
 }
 
 int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64_t incx,
@@ -2790,8 +2790,8 @@ int cufort_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t lda,
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_ssymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_ssymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t lda, const float *x,
@@ -2839,8 +2839,8 @@ int cufort_dsymv(char uplo, int64_t n, double alpha, const double *A, int64_t ld
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_dsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_dsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64_t lda,
@@ -2889,8 +2889,8 @@ int cufort_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_csymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_csymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *A, int64_t lda,
@@ -2941,8 +2941,8 @@ int cufort_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_zsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_zsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *A,
@@ -2989,8 +2989,8 @@ int cufort_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssyr(uplo, n, alpha, x, incx, A, lda);
-    return cufort_cuda_ssyr(uplo, n, alpha, x, incx, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr(uplo, n, alpha, x, incx, A, lda));
+    return cufort_in(fn, cufort_cuda_ssyr(uplo, n, alpha, x, incx, A, lda));
 }
 
 int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *A,
@@ -3033,8 +3033,8 @@ int cufort_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsyr(uplo, n, alpha, x, incx, A, lda);
-    return cufort_cuda_dsyr(uplo, n, alpha, x, incx, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr(uplo, n, alpha, x, incx, A, lda));
+    return cufort_in(fn, cufort_cuda_dsyr(uplo, n, alpha, x, incx, A, lda));
 }
 
 int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *A,
@@ -3077,8 +3077,8 @@ int cufort_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csyr(uplo, n, alpha, x, incx, A, lda);
-    return cufort_cuda_csyr(uplo, n, alpha, x, incx, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr(uplo, n, alpha, x, incx, A, lda));
+    return cufort_in(fn, cufort_cuda_csyr(uplo, n, alpha, x, incx, A, lda));
 }
 
 int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t incx,
@@ -3122,8 +3122,8 @@ int cufort_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsyr(uplo, n, alpha, x, incx, A, lda);
-    return cufort_cuda_zsyr(uplo, n, alpha, x, incx, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr(uplo, n, alpha, x, incx, A, lda));
+    return cufort_in(fn, cufort_cuda_zsyr(uplo, n, alpha, x, incx, A, lda));
 }
 
 int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
@@ -3170,8 +3170,8 @@ int cufort_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_ssyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_ssyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
@@ -3219,8 +3219,8 @@ int cufort_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_dsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_dsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64_t incx,
@@ -3268,8 +3268,8 @@ int cufort_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_csyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_csyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x,
@@ -3319,8 +3319,8 @@ int cufort_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_zsyr2(uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_zsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
@@ -3370,8 +3370,8 @@ int cufort_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_stbmv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_stbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_stbmv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_stbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, const float *A,
@@ -3417,8 +3417,8 @@ int cufort_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_dtbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtbmv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_dtbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, const double *A,
@@ -3464,8 +3464,8 @@ int cufort_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctbmv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_ctbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctbmv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ctbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, const cufort_cfloat *A,
@@ -3512,8 +3512,8 @@ int cufort_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztbmv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_ztbmv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztbmv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ztbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
@@ -3560,8 +3560,8 @@ int cufort_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_stbsv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_stbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_stbsv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_stbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, const float *A,
@@ -3607,8 +3607,8 @@ int cufort_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_dtbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtbsv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_dtbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, const double *A,
@@ -3654,8 +3654,8 @@ int cufort_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctbsv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_ctbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctbsv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ctbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, const cufort_cfloat *A,
@@ -3702,8 +3702,8 @@ int cufort_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztbsv(uplo, trans, diag, n, k, A, lda, x, incx);
-    return cufort_cuda_ztbsv(uplo, trans, diag, n, k, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztbsv(uplo, trans, diag, n, k, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ztbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
 
 int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
@@ -3748,8 +3748,8 @@ int cufort_stpmv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_stpmv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_stpmv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_stpmv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_stpmv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *AP, float *x,
@@ -3793,8 +3793,8 @@ int cufort_dtpmv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtpmv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_dtpmv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtpmv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_dtpmv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double *AP, double *x,
@@ -3838,8 +3838,8 @@ int cufort_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctpmv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_ctpmv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctpmv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_ctpmv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *AP,
@@ -3883,8 +3883,8 @@ int cufort_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztpmv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_ztpmv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztpmv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_ztpmv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *AP,
@@ -3928,8 +3928,8 @@ int cufort_stpsv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_stpsv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_stpsv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_stpsv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_stpsv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *AP, float *x,
@@ -3973,8 +3973,8 @@ int cufort_dtpsv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtpsv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_dtpsv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtpsv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_dtpsv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double *AP, double *x,
@@ -4018,8 +4018,8 @@ int cufort_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctpsv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_ctpsv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctpsv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_ctpsv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *AP,
@@ -4063,8 +4063,8 @@ int cufort_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztpsv(uplo, trans, diag, n, AP, x, incx);
-    return cufort_cuda_ztpsv(uplo, trans, diag, n, AP, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztpsv(uplo, trans, diag, n, AP, x, incx));
+    return cufort_in(fn, cufort_cuda_ztpsv(uplo, trans, diag, n, AP, x, incx));
 }
 
 int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *AP,
@@ -4109,8 +4109,8 @@ int cufort_strmv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_strmv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_strmv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_strmv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_strmv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *A, int64_t lda,
@@ -4155,8 +4155,8 @@ int cufort_dtrmv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtrmv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_dtrmv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrmv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_dtrmv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double *A, int64_t lda,
@@ -4201,8 +4201,8 @@ int cufort_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctrmv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_ctrmv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrmv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ctrmv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *A,
@@ -4248,8 +4248,8 @@ int cufort_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztrmv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_ztrmv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrmv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ztrmv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *A,
@@ -4295,8 +4295,8 @@ int cufort_strsv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_strsv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_strsv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_strsv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_strsv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *A, int64_t lda,
@@ -4341,8 +4341,8 @@ int cufort_dtrsv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtrsv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_dtrsv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrsv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_dtrsv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double *A, int64_t lda,
@@ -4387,8 +4387,8 @@ int cufort_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctrsv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_ctrsv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrsv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ctrsv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *A,
@@ -4434,8 +4434,8 @@ int cufort_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztrsv(uplo, trans, diag, n, A, lda, x, incx);
-    return cufort_cuda_ztrsv(uplo, trans, diag, n, A, lda, x, incx);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrsv(uplo, trans, diag, n, A, lda, x, incx));
+    return cufort_in(fn, cufort_cuda_ztrsv(uplo, trans, diag, n, A, lda, x, incx));
 }
 
 int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *A,
@@ -4483,8 +4483,8 @@ int cufort_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_chemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_chemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_chemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_chemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *A, int64_t lda,
@@ -4535,8 +4535,8 @@ int cufort_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_zhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_zhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *A,
@@ -4588,8 +4588,8 @@ int cufort_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, const cuf
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_chbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_chbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_chbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_chbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, const cufort_cfloat *A,
@@ -4641,8 +4641,8 @@ int cufort_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, const cu
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
-    return cufort_cuda_zhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_zhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
 
 int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, const cufort_cdouble *A,
@@ -4692,8 +4692,8 @@ int cufort_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_chpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    return cufort_cuda_chpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_chpmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_chpmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
 }
 
 int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *AP,
@@ -4742,8 +4742,8 @@ int cufort_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
-    return cufort_cuda_zhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
+    return cufort_in(fn, cufort_cuda_zhpmv(uplo, n, alpha, AP, x, incx, beta, y, incy));
 }
 
 int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *AP,
@@ -4789,8 +4789,8 @@ int cufort_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cher(uplo, n, alpha, x, incx, A, lda);
-    return cufort_cuda_cher(uplo, n, alpha, x, incx, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cher(uplo, n, alpha, x, incx, A, lda));
+    return cufort_in(fn, cufort_cuda_cher(uplo, n, alpha, x, incx, A, lda));
 }
 
 int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64_t incx,
@@ -4834,8 +4834,8 @@ int cufort_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zher(uplo, n, alpha, x, incx, A, lda);
-    return cufort_cuda_zher(uplo, n, alpha, x, incx, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zher(uplo, n, alpha, x, incx, A, lda));
+    return cufort_in(fn, cufort_cuda_zher(uplo, n, alpha, x, incx, A, lda));
 }
 
 int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int64_t incx,
@@ -4882,8 +4882,8 @@ int cufort_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cher2(uplo, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_cher2(uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cher2(uplo, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_cher2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x,
@@ -4933,8 +4933,8 @@ int cufort_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zher2(uplo, n, alpha, x, incx, y, incy, A, lda);
-    return cufort_cuda_zher2(uplo, n, alpha, x, incx, y, incy, A, lda);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zher2(uplo, n, alpha, x, incx, y, incy, A, lda));
+    return cufort_in(fn, cufort_cuda_zher2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
 
 int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
@@ -4980,8 +4980,8 @@ int cufort_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_chpr(uplo, n, alpha, x, incx, AP);
-    return cufort_cuda_chpr(uplo, n, alpha, x, incx, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr(uplo, n, alpha, x, incx, AP));
+    return cufort_in(fn, cufort_cuda_chpr(uplo, n, alpha, x, incx, AP));
 }
 
 int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64_t incx,
@@ -5023,8 +5023,8 @@ int cufort_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zhpr(uplo, n, alpha, x, incx, AP);
-    return cufort_cuda_zhpr(uplo, n, alpha, x, incx, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr(uplo, n, alpha, x, incx, AP));
+    return cufort_in(fn, cufort_cuda_zhpr(uplo, n, alpha, x, incx, AP));
 }
 
 int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int64_t incx,
@@ -5069,8 +5069,8 @@ int cufort_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_chpr2(uplo, n, alpha, x, incx, y, incy, AP);
-    return cufort_cuda_chpr2(uplo, n, alpha, x, incx, y, incy, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
+    return cufort_in(fn, cufort_cuda_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
 }
 
 int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x,
@@ -5117,8 +5117,8 @@ int cufort_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zhpr2(uplo, n, alpha, x, incx, y, incy, AP);
-    return cufort_cuda_zhpr2(uplo, n, alpha, x, incx, y, incy, AP);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
+    return cufort_in(fn, cufort_cuda_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
 }
 
 int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
@@ -5170,8 +5170,8 @@ int cufort_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, floa
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
@@ -5225,8 +5225,8 @@ int cufort_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, doub
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k, double alpha,
@@ -5280,8 +5280,8 @@ int cufort_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k, cufort_cfloat alpha,
@@ -5335,8 +5335,8 @@ int cufort_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -5391,8 +5391,8 @@ int cufort_cgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -5447,8 +5447,8 @@ int cufort_zgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -5501,8 +5501,8 @@ int cufort_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, const 
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, const float *A,
@@ -5553,8 +5553,8 @@ int cufort_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, const
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, const double *A,
@@ -5606,8 +5606,8 @@ int cufort_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha,
@@ -5660,8 +5660,8 @@ int cufort_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alpha,
@@ -5714,8 +5714,8 @@ int cufort_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha,
@@ -5768,8 +5768,8 @@ int cufort_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alpha,
@@ -5818,8 +5818,8 @@ int cufort_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    return cufort_cuda_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
 
 int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, const float *A,
@@ -5865,8 +5865,8 @@ int cufort_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    return cufort_cuda_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
 
 int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha, const double *A,
@@ -5913,8 +5913,8 @@ int cufort_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alph
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    return cufort_cuda_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
 
 int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alpha,
@@ -5962,8 +5962,8 @@ int cufort_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alp
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    return cufort_cuda_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
 
 int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alpha,
@@ -6010,8 +6010,8 @@ int cufort_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    return cufort_cuda_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
 
 int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
@@ -6057,8 +6057,8 @@ int cufort_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
-    return cufort_cuda_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
 
 int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
@@ -6108,8 +6108,8 @@ int cufort_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha, const float *A,
@@ -6160,8 +6160,8 @@ int cufort_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha, const double *A,
@@ -6214,8 +6214,8 @@ int cufort_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alpha,
@@ -6268,8 +6268,8 @@ int cufort_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alpha,
@@ -6322,8 +6322,8 @@ int cufort_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alpha,
@@ -6376,8 +6376,8 @@ int cufort_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alpha,
@@ -6429,8 +6429,8 @@ int cufort_ssyrkx(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha, const float *A,
@@ -6481,8 +6481,8 @@ int cufort_dsyrkx(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha, const double *A,
@@ -6535,8 +6535,8 @@ int cufort_csyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alpha,
@@ -6589,8 +6589,8 @@ int cufort_zsyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alpha,
@@ -6643,8 +6643,8 @@ int cufort_cherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alpha,
@@ -6697,8 +6697,8 @@ int cufort_zherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return cufort_cuda_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+    return cufort_in(fn, cufort_cuda_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alpha,
@@ -6749,8 +6749,8 @@ int cufort_strmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -6797,8 +6797,8 @@ int cufort_dtrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -6846,8 +6846,8 @@ int cufort_ctrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -6897,8 +6897,8 @@ int cufort_ztrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -6947,8 +6947,8 @@ int cufort_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -6995,8 +6995,8 @@ int cufort_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -7044,8 +7044,8 @@ int cufort_ctrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -7095,8 +7095,8 @@ int cufort_ztrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
-    return cufort_cuda_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
+    return cufort_in(fn, cufort_cuda_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
 
 int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
@@ -7153,10 +7153,10 @@ int cufort_sgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
-    return cufort_cuda_sgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
+    return cufort_in(fn, cufort_cuda_sgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
 }
 
 int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -7215,10 +7215,10 @@ int cufort_dgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
-    return cufort_cuda_dgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
+    return cufort_in(fn, cufort_cuda_dgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
 }
 
 int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -7278,10 +7278,10 @@ int cufort_cgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
-    return cufort_cuda_cgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
+    return cufort_in(fn, cufort_cuda_cgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
 }
 
 int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -7342,10 +7342,10 @@ int cufort_zgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
-    return cufort_cuda_zgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-               strideC, batch);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
+    return cufort_in(fn, cufort_cuda_zgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
+               strideC, batch));
 }
 
 int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
@@ -7400,8 +7400,8 @@ int cufort_sgeam(char transa, char transb, int64_t m, int64_t n, float alpha, co
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    return cufort_cuda_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
+    return cufort_in(fn, cufort_cuda_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
 
 int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alpha, const float *A,
@@ -7455,8 +7455,8 @@ int cufort_dgeam(char transa, char transb, int64_t m, int64_t n, double alpha, c
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    return cufort_cuda_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
+    return cufort_in(fn, cufort_cuda_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
 
 int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alpha, const double *A,
@@ -7511,8 +7511,8 @@ int cufort_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfloat a
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    return cufort_cuda_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
+    return cufort_in(fn, cufort_cuda_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
 
 int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfloat alpha,
@@ -7569,8 +7569,8 @@ int cufort_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdouble 
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
-    return cufort_cuda_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
+    return cufort_in(fn, cufort_cuda_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
 
 int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdouble alpha,
@@ -7623,8 +7623,8 @@ int cufort_sdgmm(char side, int64_t m, int64_t n, const float *A, int64_t lda, c
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_sdgmm(side, m, n, A, lda, x, incx, C, ldc);
-    return cufort_cuda_sdgmm(side, m, n, A, lda, x, incx, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
+    return cufort_in(fn, cufort_cuda_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
 
 int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t lda, const float *x,
@@ -7673,8 +7673,8 @@ int cufort_ddgmm(char side, int64_t m, int64_t n, const double *A, int64_t lda, 
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_ddgmm(side, m, n, A, lda, x, incx, C, ldc);
-    return cufort_cuda_ddgmm(side, m, n, A, lda, x, incx, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
+    return cufort_in(fn, cufort_cuda_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
 
 int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t lda, const double *x,
@@ -7723,8 +7723,8 @@ int cufort_cdgmm(char side, int64_t m, int64_t n, const cufort_cfloat *A, int64_
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_cdgmm(side, m, n, A, lda, x, incx, C, ldc);
-    return cufort_cuda_cdgmm(side, m, n, A, lda, x, incx, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
+    return cufort_in(fn, cufort_cuda_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
 
 int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, int64_t lda,
@@ -7773,8 +7773,8 @@ int cufort_zdgmm(char side, int64_t m, int64_t n, const cufort_cdouble *A, int64
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
-    if (cufort_on_host()) return cufort_host_zdgmm(side, m, n, A, lda, x, incx, C, ldc);
-    return cufort_cuda_zdgmm(side, m, n, A, lda, x, incx, C, ldc);
+    if (cufort_on_host()) return cufort_in(fn, cufort_host_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
+    return cufort_in(fn, cufort_cuda_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
 
 int cufort_zdgmm_host(char side, int64_t m, int64_t n, const cufort_cdouble *A, int64_t lda,

@@ -10,7 +10,6 @@
 
 #include "host_internal.h"
 
-enum { ALIGN = 256 };   /* what cudaMalloc guarantees, so alignment bugs show up here too */
 
 static int host_open(int device) { (void)device; return CUFORT_SUCCESS; }
 static void host_close(void) {}
@@ -46,8 +45,8 @@ static int host_mem_info(int64_t *free_bytes, int64_t *total_bytes)
 
 static int host_alloc(void **p, size_t bytes)
 {
-    size_t rounded = (bytes + ALIGN - 1) / ALIGN * ALIGN;
-    *p = rounded >= bytes ? aligned_alloc(ALIGN, rounded) : NULL;
+    size_t rounded = (bytes + CUFORT_ALLOC_ALIGN - 1) / CUFORT_ALLOC_ALIGN * CUFORT_ALLOC_ALIGN;
+    *p = rounded >= bytes ? aligned_alloc(CUFORT_ALLOC_ALIGN, rounded) : NULL;
     return *p ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
 }
 

@@ -22,7 +22,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static scratch *all;
 static _Thread_local scratch *mine;
 
-static void release_all(void)   /* at shutdown: the buffers die with the context */
+static void release_all(void)   /* at shutdown or device change: the buffers die with the device */
 {
     pthread_mutex_lock(&lock);
     for (scratch *s = all; s; s = s->next) {
@@ -44,10 +44,10 @@ static int scratch_of(size_t bytes, void **buf)
         mine->next = all;
         all = mine;
         pthread_mutex_unlock(&lock);
-        cufort_at_shutdown(release_all);
+        cufort_at_reset(release_all);
     }
     pthread_mutex_lock(&lock);
-    if (mine->generation != cufort_generation()) {   /* freed by a shutdown since last use */
+    if (mine->generation != cufort_generation()) {   /* released by a reset since last use */
         mine->buf = NULL;
         mine->size = 0;
         mine->generation = cufort_generation();

@@ -1,0 +1,322 @@
+# cufort — top-level build.
+#
+#   make                 libraries into build/lib: libcufort, libcufort_f77, libcufort_f77_thunking (.a, .so)
+#   make check           builds the tests and examples, runs tests/run_tests.sh (ends "N passed, M failed")
+#   make demo            builds and runs the examples, saying what ran where
+#   make install PREFIX=/opt/cufort
+#   make generate        regenerates the generated sources from gen/blas_table.py
+#   make check-generated fails when the generated files are not what the generator writes
+#   make gpu-bundle      build/runtime: the shared libraries a GPU machine without gfortran/OpenBLAS needs
+#   make clean
+#
+# Variables: BUILD (build dir, default build), CUDA_HOME, CC, FC, NVCC, CFLAGS, FFLAGS, NVCCFLAGS,
+#   F77_MANGLING=1|2|3|4 (external names of the F77 layer, see c_wrappers/f77/f77.h), F77_INT64=1 (the
+#   F77 layer takes 8-byte INTEGERs, for -fdefault-integer-8 codes), CUDA_ARCH (default 90).
+# Missing system packages are installed (root on Debian/Ubuntu) or named by scripts/deps.sh, run once
+# per build directory.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD ?= build
+PREFIX ?= /usr/local
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+ifeq ($(origin FC),default)
+FC := gfortran
+endif
+PYTHON ?= python3
+AR ?= ar
+
+CFLAGS ?= -O2
+FFLAGS ?= -O2
+NVCCFLAGS ?= -O2
+CUDA_ARCH ?= 90
+
+# ---- toolchain locations, looked up lazily (after scripts/deps.sh may have installed them) ----------
+# memo NAME,EXPR: evaluate EXPR on first use only
+memo = $(eval $1 := $2)$($1)
+NVCC ?= $(call memo,NVCC,$(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) \
+          $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc) nvcc))
+CUDA_ROOT = $(call memo,CUDA_ROOT,$(if $(CUDA_HOME),$(CUDA_HOME),$(patsubst %/,%,$(dir \
+              $(patsubst %/,%,$(dir $(NVCC)))))))
+CUDA_INC = $(call memo,CUDA_INC,$(firstword $(wildcard $(CUDA_ROOT)/include/cublas_v2.h \
+             $(CUDA_ROOT)/targets/x86_64-linux/include/cublas_v2.h /usr/include/cublas_v2.h)))
+CUDA_INCDIR = $(patsubst %/,%,$(dir $(CUDA_INC)))
+CUDA_LIBDIR = $(call memo,CUDA_LIBDIR,$(patsubst %/,%,$(dir $(firstword $(wildcard \
+                $(CUDA_ROOT)/lib64/libcublas.so $(CUDA_ROOT)/targets/x86_64-linux/lib/libcublas.so \
+                /usr/lib/$(MULTIARCH)/libcublas.so) $(CUDA_ROOT)/lib64/libcublas.so))))
+MULTIARCH := $(or $(shell $(CC) -print-multiarch 2>/dev/null),x86_64-linux-gnu)
+
+# The test oracle: netlib's reference BLAS, by full path (libblas.so.3 may be OpenBLAS).
+ORACLE_BLAS ?= /usr/lib/$(MULTIARCH)/blas/libblas.a
+# The CPU BLAS the plain-Fortran examples link against.
+CPU_BLAS_LIBS ?= -lopenblas
+
+# ---- sources ------------------------------------------------------------------------------------------
+CORE_SRCS := $(sort $(wildcard c_wrappers/core/*.c c_wrappers/thunk/*.c c_wrappers/host/*.c \
+               c_wrappers/cuda/*.c)) \
+             $(wildcard c_wrappers/generated/blas_api.c c_wrappers/generated/blas_cuda.c \
+               c_wrappers/generated/blas_host.c)
+KERNEL_SRCS := $(sort $(wildcard kernels/*.cu))
+F77_COMMON_SRCS := $(sort $(wildcard c_wrappers/f77/*.c))
+F77_DEVICE_SRCS := $(wildcard c_wrappers/generated/f77_device.c)
+F77_THUNK_SRCS := $(wildcard c_wrappers/generated/f77_thunking.c)
+SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
+TEST_BLAS_SRC := $(wildcard tests/generated/test_blas.c)
+HAND_TEST_SRCS := $(sort $(wildcard tests/test_*.c))
+HEADERS := c_wrappers/include/cufort.h c_wrappers/include/cufort_blas.h
+
+INCDIRS := c_wrappers/include c_wrappers/core c_wrappers/thunk c_wrappers/host c_wrappers/cuda \
+           c_wrappers/generated c_wrappers/f77
+
+OBJ := $(BUILD)/obj
+LIB := $(BUILD)/lib
+TESTBIN := $(BUILD)/tests
+EXBIN := $(BUILD)/examples
+
+obj_of = $(patsubst %.c,$(OBJ)/%.o,$(patsubst %.cu,$(OBJ)/%.cu.o,$1))
+CORE_OBJS := $(call obj_of,$(CORE_SRCS) $(KERNEL_SRCS))
+F77_COMMON_OBJS := $(call obj_of,$(F77_COMMON_SRCS))
+F77_DEVICE_OBJS := $(call obj_of,$(F77_DEVICE_SRCS))
+F77_THUNK_OBJS := $(call obj_of,$(F77_THUNK_SRCS))
+
+# ---- flags --------------------------------------------------------------------------------------------
+F77_DEFS := $(if $(F77_MANGLING),-DCUFORT_F77_MANGLING=$(F77_MANGLING)) \
+            $(if $(filter 1 yes true,$(F77_INT64)),-DCUFORT_F77_INT64)
+C_BASE := -std=c11 $(CFLAGS) -fPIC -Wall -Wextra -pthread
+ALL_CFLAGS = $(C_BASE) $(addprefix -I,$(INCDIRS)) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) $(F77_DEFS) $(CPPFLAGS) \
+             -MMD -MP
+GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
+           -gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH)
+ALL_NVCCFLAGS = $(NVCCFLAGS) $(GENCODE) -Xcompiler -fPIC,-Wall $(addprefix -I,$(INCDIRS)) -MMD -MP
+
+CUDA_LIBS = -L$(CUDA_LIBDIR) -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
+CORE_LDLIBS = $(CUDA_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -ldl -lpthread -lm
+
+# Fortran flags of the examples that call cufort, matched to the F77 layer's external names and
+# INTEGER size (CPU_FFLAGS: those that call the CPU BLAS only).
+F77_FC_FLAGS := $(if $(filter 2,$(F77_MANGLING)),-fsecond-underscore) \
+                $(if $(filter 3,$(F77_MANGLING)),-fno-underscoring) \
+                $(if $(filter 1 yes true,$(F77_INT64)),-fdefault-integer-8)
+CPU_FFLAGS = $(FFLAGS) -Wall -Werror=line-truncation
+ALL_FFLAGS = $(CPU_FFLAGS) $(F77_FC_FLAGS)
+
+# Binaries in build/<dir>/ find build/lib through $ORIGIN, so the tree can be moved (gpu-bundle).
+RPATH_BIN := -Wl,-rpath,'$$ORIGIN/../lib'
+RPATH_LIB := -Wl,-rpath,'$$ORIGIN'
+
+# Rebuild everything when flags that change objects change.
+FLAGS_SIG := $(CC)|$(C_BASE)|$(F77_DEFS)|$(CPPFLAGS)|$(NVCCFLAGS)|$(CUDA_ARCH)|$(FC)|$(FFLAGS)|$(F77_FC_FLAGS)
+NO_BUILD_GOALS := clean generate check-generated coverage help
+ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/.flags 2>/dev/null)" = '$(FLAGS_SIG)' ] || \
+        printf '%s\n' '$(FLAGS_SIG)' > $(BUILD)/.flags; })
+endif
+FLAGS_FILE := $(BUILD)/.flags
+DEPS_STAMP := $(BUILD)/.deps.stamp
+$(FLAGS_FILE):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(FLAGS_SIG)' > $@
+
+# ---- libraries ----------------------------------------------------------------------------------------
+LIBS := $(LIB)/libcufort.a $(LIB)/libcufort.so \
+        $(LIB)/libcufort_f77.a $(LIB)/libcufort_f77.so \
+        $(LIB)/libcufort_f77_thunking.a $(LIB)/libcufort_f77_thunking.so
+
+.PHONY: all libs tests examples check demo install clean generate check-generated gpu-bundle \
+        coverage help deps
+all: libs
+
+libs: $(LIBS)
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/deps.sh
+	@mkdir -p $(@D)
+	bash scripts/deps.sh
+	@touch $@
+
+$(OBJ)/%.o: %.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OBJ)/%.cu.o: %.cu $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -c $< -o $@
+
+$(LIB)/libcufort.a: $(CORE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB)/libcufort.so: $(CORE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) -shared -pthread -Wl,-soname,libcufort.so -Wl,--no-undefined -o $@ $^ $(CORE_LDLIBS)
+
+$(LIB)/libcufort_f77.a: $(F77_COMMON_OBJS) $(F77_DEVICE_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB)/libcufort_f77_thunking.a: $(F77_COMMON_OBJS) $(F77_THUNK_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB)/libcufort_f77.so $(LIB)/libcufort_f77_thunking.so: $(LIB)/%.so: $(LIB)/libcufort.so
+	@mkdir -p $(@D)
+	$(CC) -shared -pthread -Wl,-soname,$*.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	    -L$(LIB) -lcufort $(RPATH_LIB) -lm
+$(LIB)/libcufort_f77.so: $(F77_COMMON_OBJS) $(F77_DEVICE_OBJS)
+$(LIB)/libcufort_f77_thunking.so: $(F77_COMMON_OBJS) $(F77_THUNK_OBJS)
+
+# ---- tests --------------------------------------------------------------------------------------------
+# tests/generated/test_blas.c is built once per layer, with tests/support/*.c compiled for that layer.
+# Every tests/test_*.c (header-only helpers in tests/) and every tests/generated/*.f90, tests/test_*.f90
+# is one binary; its name picks the libraries: "f77_thunking" in it links libcufort_f77_thunking,
+# otherwise "f77" links libcufort_f77, otherwise libcufort alone (the F77 ones add libcufort).
+# Each binary lands in build/tests/ and links the netlib reference BLAS as its oracle.
+TEST_LAYERS := device host f77_device f77_thunking
+LAYER_DEF_device := -DLAYER_DEVICE
+LAYER_DEF_host := -DLAYER_HOST
+LAYER_DEF_f77_device := -DLAYER_F77_DEVICE
+LAYER_DEF_f77_thunking := -DLAYER_F77_THUNKING
+LAYER_LIBS_device := -lcufort
+LAYER_LIBS_host := -lcufort
+LAYER_LIBS_f77_device := -lcufort_f77 -lcufort
+LAYER_LIBS_f77_thunking := -lcufort_f77_thunking -lcufort
+LAYER_DEPLIBS_device := $(LIB)/libcufort.so
+LAYER_DEPLIBS_host := $(LIB)/libcufort.so
+LAYER_DEPLIBS_f77_device := $(LIB)/libcufort_f77.so $(LIB)/libcufort.so
+LAYER_DEPLIBS_f77_thunking := $(LIB)/libcufort_f77_thunking.so $(LIB)/libcufort.so
+
+TEST_CFLAGS = $(ALL_CFLAGS) -Itests/support -Itests
+# The oracle comes after the cufort libraries: reference BLAS names are resolved from it.
+TEST_LDLIBS = $(RPATH_BIN) $(ORACLE_BLAS) -lgfortran -L$(CUDA_LIBDIR) -Wl,--as-needed -lcudart \
+              -Wl,--no-as-needed -Wl,-rpath,$(CUDA_LIBDIR) -lm -pthread
+# Fortran test drivers pass one buffer as several types to cublas_set_vector (as fortran.c allows).
+TEST_FFLAGS = $(FFLAGS) -fallow-argument-mismatch -w $(F77_FC_FLAGS)
+
+BLAS_TEST_BINS := $(if $(TEST_BLAS_SRC),$(patsubst %,$(TESTBIN)/test_blas_%,$(TEST_LAYERS)))
+HAND_TEST_BINS := $(patsubst tests/%.c,$(TESTBIN)/%,$(HAND_TEST_SRCS))
+F90_TEST_SRCS := $(sort $(wildcard tests/generated/*.f90 tests/test_*.f90))
+F90_TEST_BINS := $(foreach f,$(F90_TEST_SRCS),$(TESTBIN)/$(basename $(notdir $(f))))
+TEST_BINS := $(BLAS_TEST_BINS) $(HAND_TEST_BINS) $(F90_TEST_BINS)
+name_layer = $(if $(findstring f77_thunking,$1),f77_thunking,$(if $(findstring f77,$1),f77_device,device))
+$(foreach f,$(F90_TEST_SRCS),$(eval F90SRC_$(basename $(notdir $(f))) := $(f)))
+
+$(OBJ)/tests/generated/test_blas.%.o: tests/generated/test_blas.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(LAYER_DEF_$*) -c $< -o $@
+
+# tests/support/<x>.c, once per layer: $(OBJ)/tests/support/<x>.<layer>.o
+define support_rule
+$(OBJ)/tests/support/%.$(1).o: tests/support/%.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $$(@D)
+	$$(CC) $$(TEST_CFLAGS) $(LAYER_DEF_$(1)) -c $$< -o $$@
+endef
+$(foreach l,$(TEST_LAYERS),$(eval $(call support_rule,$(l))))
+support_objs = $(patsubst tests/support/%.c,$(OBJ)/tests/support/%.$1.o,$(SUPPORT_SRCS))
+
+$(OBJ)/tests/%.o: tests/%.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+$(BLAS_TEST_BINS): $(TESTBIN)/test_blas_%: $(OBJ)/tests/generated/test_blas.%.o \
+                   $$(call support_objs,$$*) $$(LAYER_DEPLIBS_$$*)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) -L$(LIB) $(LAYER_LIBS_$*) $(TEST_LDLIBS)
+
+$(HAND_TEST_BINS): $(TESTBIN)/%: $(OBJ)/tests/%.o $$(LAYER_DEPLIBS_$$(call name_layer,$$*))
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(TEST_LDLIBS)
+
+# Fortran drivers: modules go to a directory of their own per binary (several define the same one).
+$(F90_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) \
+                  $$(LAYER_DEPLIBS_$$(call name_layer,$$*)) $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OBJ)/tests/mod/$*
+	$(FC) $(TEST_FFLAGS) -J$(OBJ)/tests/mod/$* -o $@ $(filter %.f90,$^) \
+	    -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(RPATH_BIN) $(ORACLE_BLAS) -lm
+
+tests: $(TEST_BINS)
+
+# ---- examples -----------------------------------------------------------------------------------------
+# F77 examples need the gfortran external-name scheme of the F77 layer; scheme 4 (UPPER) has none.
+ifneq ($(filter 4,$(F77_MANGLING)),)
+FORTRAN_EXAMPLES :=
+else
+FORTRAN_EXAMPLES := $(EXBIN)/matrixmod_thunking $(EXBIN)/matrixmod_device $(EXBIN)/matrixmod_cpu \
+                    $(EXBIN)/sgemm_example_host $(EXBIN)/sgemm_example_cublas
+endif
+EXAMPLE_BINS := $(EXBIN)/cufort_info $(FORTRAN_EXAMPLES)
+FC_LINK_THUNK = -L$(LIB) -lcufort_f77_thunking -lcufort $(RPATH_BIN)
+FC_LINK_DEVICE = -L$(LIB) -lcufort_f77 -lcufort $(RPATH_BIN)
+
+$(EXBIN)/cufort_info: examples/cufort_info.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -Ic_wrappers/include -o $@ $< -L$(LIB) -lcufort $(RPATH_BIN)
+
+$(EXBIN)/matrixmod_thunking: examples/matrixmod_thunking.f $(LIB)/libcufort_f77_thunking.so \
+                             $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(ALL_FFLAGS) -o $@ $< $(FC_LINK_THUNK)
+
+$(EXBIN)/matrixmod_device: examples/matrixmod_device.F $(LIB)/libcufort_f77.so \
+                           $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(ALL_FFLAGS) -o $@ $< $(FC_LINK_DEVICE)
+
+$(EXBIN)/matrixmod_cpu: examples/matrixmod_cpu.f $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(CPU_FFLAGS) -o $@ $< $(CPU_BLAS_LIBS)
+
+$(EXBIN)/sgemm_example_host: examples/sgemm_example.F90 $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(CPU_FFLAGS) -o $@ $< $(CPU_BLAS_LIBS)
+
+$(EXBIN)/sgemm_example_cublas: examples/sgemm_example.F90 $(LIB)/libcufort_f77_thunking.so \
+                               $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(ALL_FFLAGS) -DCUBLAS -o $@ $< $(FC_LINK_THUNK)
+
+examples: $(EXAMPLE_BINS)
+
+demo: libs examples
+	@bash scripts/demo.sh $(BUILD)
+
+# ---- check --------------------------------------------------------------------------------------------
+check: libs tests examples
+	@bash tests/run_tests.sh $(BUILD)
+
+check-generated:
+	@bash scripts/check_generated.sh
+
+generate:
+	$(PYTHON) gen/generate.py
+
+coverage:
+	@$(PYTHON) scripts/coverage.py
+
+# ---- install ------------------------------------------------------------------------------------------
+install: libs
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 644 $(filter %.a,$(LIBS)) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(filter %.so,$(LIBS)) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
+	@mods=$$(ls $(BUILD)/mod/*.mod 2>/dev/null); if [ -n "$$mods" ]; then \
+	    echo "install -m 644 $$mods $(DESTDIR)$(PREFIX)/include/"; \
+	    install -m 644 $$mods $(DESTDIR)$(PREFIX)/include/; fi
+
+# ---- GPU machine bundle -------------------------------------------------------------------------------
+gpu-bundle: libs tests examples
+	@bash scripts/gpu_bundle.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+
+-include $(wildcard $(OBJ)/*/*.d $(OBJ)/*/*/*.d $(OBJ)/*/*/*/*.d)

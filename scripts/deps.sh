@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# scripts/deps.sh — makes sure the system packages cufort builds and tests with are present.
+#
+# Checks: gcc, gfortran, a CPU BLAS (OpenBLAS), netlib's reference BLAS as a static library (the test
+# oracle), FFTW3, the CUDA toolkit (nvcc, cuBLAS, cudart).  On Debian/Ubuntu as root it installs what is
+# missing (apt-get update once, then apt-get install -y ...); otherwise it stops and prints the exact
+# command to run.  `make` calls it once per build directory (build/.deps.stamp); CI calls it directly.
+# Exit status: 0 all present, 1 something missing and not installed.
+set -euo pipefail
+
+multiarch=$( (gcc -print-multiarch 2>/dev/null || true) | head -n1)
+[ -n "$multiarch" ] || multiarch=x86_64-linux-gnu
+libdir=/usr/lib/$multiarch
+
+find_nvcc() {
+    local c
+    for c in "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" "$(command -v nvcc 2>/dev/null || true)" \
+             /usr/local/cuda/bin/nvcc; do
+        if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return 0; fi
+    done
+    return 1
+}
+
+have_lib() {   # have_lib SONAME: the dynamic linker or the multiarch dir knows it
+    [ -e "$libdir/$1" ] || [ -e "/usr/lib/$1" ] || { command -v ldconfig >/dev/null &&
+        ldconfig -p 2>/dev/null | grep -q " $1 "; }
+}
+
+missing_pkgs=()
+missing_what=()
+need() { missing_what+=("$1"); shift; missing_pkgs+=("$@"); }
+
+check_all() {
+    missing_pkgs=(); missing_what=()
+    command -v gcc >/dev/null 2>&1 || need "C compiler (gcc)" gcc
+    command -v gfortran >/dev/null 2>&1 || need "Fortran compiler (gfortran)" gfortran
+    { have_lib libopenblas.so.0 && { [ -e "$libdir/libopenblas.so" ] || [ -e /usr/lib/libopenblas.so ]; }; } ||
+        need "CPU BLAS (OpenBLAS)" libopenblas0-pthread libopenblas-dev
+    [ -e "$libdir/blas/libblas.a" ] || need "reference BLAS, static ($libdir/blas/libblas.a)" libblas-dev
+    [ -e /usr/include/fftw3.h ] || need "FFTW3 (fftw3.h, libfftw3)" libfftw3-dev
+    if nvcc=$(find_nvcc); then
+        local root; root=$(dirname "$(dirname "$nvcc")")
+        [ -e "$root/include/cublas_v2.h" ] || [ -e /usr/include/cublas_v2.h ] ||
+            need "cuBLAS headers (cublas_v2.h beside $nvcc)" nvidia-cuda-toolkit
+    else
+        need "CUDA toolkit (nvcc; set CUDA_HOME if it is installed elsewhere)" nvidia-cuda-toolkit
+    fi
+    return 0
+}
+
+check_all
+if [ ${#missing_pkgs[@]} -eq 0 ]; then
+    exit 0
+fi
+
+# de-duplicate, keep order
+pkgs=$(printf '%s\n' "${missing_pkgs[@]}" | awk '!seen[$0]++' | tr '\n' ' ' | sed 's/ $//')
+echo "cufort: missing system packages:" >&2
+printf '  - %s\n' "${missing_what[@]}" >&2
+
+is_debian=0
+[ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1 && is_debian=1
+
+if [ "$is_debian" = 1 ] && [ "$(id -u)" = 0 ] && [ "${CUFORT_NO_INSTALL:-0}" != 1 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    echo "cufort: installing: apt-get install -y $pkgs" >&2
+    apt-get update -q </dev/null >&2
+    # shellcheck disable=SC2086
+    if ! apt-get install -y -q $pkgs </dev/null >&2; then
+        case " $pkgs " in
+        *" nvidia-cuda-toolkit "*)
+            echo "cufort: nvidia-cuda-toolkit is in Debian's non-free component (or install NVIDIA's" >&2
+            echo "        CUDA toolkit and set CUDA_HOME)." >&2 ;;
+        esac
+        exit 1
+    fi
+    check_all
+    if [ ${#missing_pkgs[@]} -ne 0 ]; then
+        echo "cufort: still missing after install:" >&2
+        printf '  - %s\n' "${missing_what[@]}" >&2
+        exit 1
+    fi
+    echo "cufort: system packages installed" >&2
+    exit 0
+fi
+
+if [ "$is_debian" = 1 ]; then
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo "
+    echo "cufort: install them with:" >&2
+    echo "  ${sudo}apt-get update && ${sudo}apt-get install -y $pkgs" >&2
+else
+    echo "cufort: install the equivalents of these Debian packages with your package manager:" >&2
+    echo "  $pkgs" >&2
+fi
+exit 1

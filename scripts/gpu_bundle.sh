@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# scripts/gpu_bundle.sh [build-dir] — makes a built tree runnable on a GPU machine that has the CUDA
+# toolkit and driver but no gfortran, OpenBLAS or FFTW: copies into <build-dir>/runtime every shared
+# library the libraries, tests and examples load (ldd, to closure) except the C runtime and CUDA's own,
+# plus the CPU BLAS the host backend dlopen()s (libopenblas.so.0, the real file behind the
+# alternatives link).  Run there with LD_LIBRARY_PATH=build/runtime:build/lib (scripts/gpu_check.sh
+# and tests/run_tests.sh set it).  `make gpu-bundle` runs this after building.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD=${1:-build}
+RT=$BUILD/runtime
+LIMIT_MIB=${GPU_BUNDLE_LIMIT_MIB:-64}
+CARRY="$BUILD/lib $BUILD/tests $BUILD/examples $BUILD/runtime"
+
+rm -rf "$RT"
+mkdir -p "$RT"
+
+# Present on any CUDA machine (C runtime, compiler runtime, the driver and CUDA's libraries).
+skip_re='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libutil\.|libresolv\.|libgcc_s\.|libstdc\+\+\.|libcuda\.|libcudart\.|libcublas|libcublasLt|libcufft|libcurand|libcusolver|libcusparse|libnvJitLink|libnvrtc|libnccl|libcufort)'
+
+copy_lib() {   # copy_lib SONAME PATH
+    local name=$1 path=$2
+    [ -e "$RT/$name" ] && return 0
+    cp -L "$path" "$RT/$name"
+    chmod u+w "$RT/$name"
+    echo "  $name <- $(readlink -f "$path")"
+}
+
+# The CPU BLAS of the host backend, loaded with dlopen: ldd cannot see it.
+multiarch=$( (gcc -print-multiarch 2>/dev/null || true) | head -n1)
+[ -n "$multiarch" ] || multiarch=x86_64-linux-gnu
+openblas=""
+for c in "/usr/lib/$multiarch/openblas-pthread/libopenblas.so.0" "/usr/lib/$multiarch/libopenblas.so.0" \
+         "/usr/lib/$multiarch/openblas-openmp/libopenblas.so.0" "/usr/lib/$multiarch/openblas-serial/libopenblas.so.0"; do
+    if [ -e "$c" ]; then openblas=$c; break; fi
+done
+[ -n "$openblas" ] || { echo "gpu-bundle: libopenblas.so.0 not found (scripts/deps.sh installs it)" >&2; exit 1; }
+echo "gpu-bundle: collecting into $RT"
+copy_lib libopenblas.so.0 "$openblas"
+
+# ldd closure over everything that will run there.
+changed=1
+while [ $changed = 1 ]; do
+    changed=0
+    while IFS= read -r f; do
+        [ "$(head -c 4 "$f" | tr -d '\0')" = $'\x7fELF' ] || continue
+        while read -r name arrow path _; do
+            [ "$arrow" = "=>" ] || continue
+            [[ $name =~ $skip_re ]] && continue
+            if [ "$path" = "not" ]; then
+                echo "gpu-bundle: $f needs $name, which is not found here" >&2
+                exit 1
+            fi
+            if [ ! -e "$RT/$name" ]; then copy_lib "$name" "$path"; changed=1; fi
+        done < <(LD_LIBRARY_PATH="$RT:$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$f" 2>/dev/null)
+    done < <(find "$BUILD/lib" "$BUILD/tests" "$BUILD/examples" "$RT" -maxdepth 1 -type f 2>/dev/null)
+done
+
+# what travels (the device tool carries at most 64 MiB, working tree included)
+total=$(du -cb $CARRY 2>/dev/null | tail -n1 | cut -f1)
+mib=$(( (total + 1048575) / 1048576 ))
+echo "gpu-bundle: $(ls "$RT" | wc -l) libraries in $RT; carry: $CARRY = ${mib} MiB"
+du -sh $CARRY 2>/dev/null | sed 's/^/  /'
+if [ "$mib" -gt "$LIMIT_MIB" ]; then
+    echo "gpu-bundle: over ${LIMIT_MIB} MiB" >&2
+    exit 1
+fi
+echo "gpu-bundle: on the GPU machine run: bash scripts/gpu_check.sh $BUILD"

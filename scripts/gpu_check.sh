@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# scripts/gpu_check.sh [build-dir] [step ...] — the GPU half of `make check`, on a machine with a GPU and
+# the CUDA toolkit but no gfortran/OpenBLAS: runs a tree built elsewhere with `make gpu-bundle`, never
+# rebuilding.  Steps (default all, in this order):
+#   smi       nvidia-smi
+#   cuda      tests/run_tests.sh with CUFORT_BACKEND=cuda
+#   host      tests/run_tests.sh with CUFORT_BACKEND=host (the cross-check oracle)
+#   memcheck  compute-sanitizer --tool memcheck --leak-check full over every test binary, cuda backend
+#             (GPU_CHECK_SANITIZER_FLAGS replaces "--tool memcheck --leak-check full", e.g.
+#             "--tool racecheck"; CUFORT_TEST_FILTER narrows any step to some tests)
+#   demo      scripts/demo.sh
+# Logs go to $OUT when set (the device tool brings them back), else <build-dir>/gpu-check; at most 7
+# files: nvidia-smi.txt check-cuda.log check-host.log memcheck.log demo.log summary.txt.
+# Exit status non-zero when any step failed.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 2
+BUILD=build
+if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
+steps=${*:-smi cuda host memcheck demo}
+LOGS=${OUT:-$BUILD/gpu-check}
+mkdir -p "$LOGS"
+
+CUDA_DIR=${CUDA_HOME:-}
+if [ -z "$CUDA_DIR" ] && command -v nvcc >/dev/null 2>&1; then CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc)")"); fi
+[ -n "$CUDA_DIR" ] || CUDA_DIR=/usr/local/cuda
+LD_LIBRARY_PATH="$BUILD/runtime:$BUILD/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
+SANITIZER=$(command -v compute-sanitizer 2>/dev/null || echo "$CUDA_DIR/bin/compute-sanitizer")
+export CUFORT_TEST_LOGDIR=${CUFORT_TEST_LOGDIR:-$BUILD/test-logs-gpu}
+
+summary=$LOGS/summary.txt
+: >"$summary"
+status=0
+note() { echo "$*" | tee -a "$summary"; }
+last_line() { grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n1; }
+
+for step in $steps; do
+    case $step in
+    smi)
+        nvidia-smi 2>&1 | tee "$LOGS/nvidia-smi.txt"
+        dev=$(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -n1)
+        note "device: ${dev:-none found}"
+        ;;
+    cuda | host)
+        log=$LOGS/check-$step.log
+        CUFORT_BACKEND=$step bash tests/run_tests.sh "$BUILD" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        note "check $step: $(last_line "$log") (exit $rc)"
+        [ "$rc" -eq 0 ] || status=1
+        ;;
+    memcheck)
+        log=$LOGS/memcheck.log
+        CUFORT_BACKEND=cuda CUFORT_TEST_NO_EXAMPLES=1 \
+            CUFORT_TEST_WRAPPER="$SANITIZER ${GPU_CHECK_SANITIZER_FLAGS:---tool memcheck --leak-check full} --error-exitcode 86" \
+            CUFORT_TEST_LOGDIR=$BUILD/test-logs-memcheck \
+            bash tests/run_tests.sh "$BUILD" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        errs=$(cat "$BUILD"/test-logs-memcheck/cuda/*.log 2>/dev/null | grep -E 'ERROR SUMMARY' | sort | uniq -c | tr '\n' ';')
+        note "memcheck: $(last_line "$log") (exit $rc); sanitizer: ${errs:-no summary}"
+        [ "$rc" -eq 0 ] || status=1
+        ;;
+    demo)
+        log=$LOGS/demo.log
+        bash scripts/demo.sh "$BUILD" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        note "demo: exit $rc"
+        [ "$rc" -eq 0 ] || status=1
+        ;;
+    *)
+        echo "gpu_check: unknown step '$step' (smi cuda host memcheck demo)" >&2
+        status=2
+        ;;
+    esac
+done
+echo "== summary"
+cat "$summary"
+exit $status

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# tests/run_tests.sh [build-dir] — runs every test binary in <build-dir>/tests and every example check in
+# tests/examples/*.sh, once per backend, and sums their results.  Needs no compiler: `make check` calls
+# it after building, and on a GPU machine without gfortran it runs a carried build tree directly
+# (scripts/gpu_check.sh).
+#
+# Protocol: every test prints "ok ..." / "FAIL ..." lines and a last line "N passed, M failed".  A test
+# that crashes, times out or exits non-zero without a summary counts as one more failure, named.  This
+# runner's own last line is exactly "N passed, M failed" (totals); its exit status is non-zero when
+# anything failed.
+#
+# Environment:
+#   CUFORT_BACKEND          run once with this backend (cuda|host|auto).  Unset: cuda then host when
+#                           a GPU is visible (the cross-check), host only when none is.
+#   CUFORT_TEST_BACKENDS    explicit list, e.g. "cuda host"; overrides the above
+#   CUFORT_TEST_WRAPPER     command put in front of every test binary, e.g.
+#                           "compute-sanitizer --tool memcheck --error-exitcode 1"
+#   CUFORT_TEST_FILTER      extended regex: run only the tests whose name matches
+#   CUFORT_TEST_NO_EXAMPLES=1   skip tests/examples/*.sh
+#   CUFORT_TEST_TIMEOUT     seconds per test (default 900)
+#   CUFORT_TEST_VERBOSE=1   print every line of every test (default: FAIL lines and summaries)
+#   CUFORT_TEST_LOGDIR      full logs (default <build-dir>/test-logs)
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 2
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+LOGDIR=${CUFORT_TEST_LOGDIR:-$BUILD/test-logs}
+TIMEOUT=${CUFORT_TEST_TIMEOUT:-900}
+WRAPPER=${CUFORT_TEST_WRAPPER:-}
+FILTER=${CUFORT_TEST_FILTER:-}
+VERBOSE=${CUFORT_TEST_VERBOSE:-0}
+
+# Libraries a GPU machine lacks travel in build/runtime (make gpu-bundle); build/lib is found through
+# the binaries' $ORIGIN rpath, but a carried tree may have lost nothing by adding it here too.
+LD_LIBRARY_PATH="$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -d "$BUILD/runtime" ] && LD_LIBRARY_PATH="$BUILD/runtime:$LD_LIBRARY_PATH"
+export LD_LIBRARY_PATH
+
+gpu_visible() {
+    case ${CUDA_VISIBLE_DEVICES-unset} in "" | -1 | none | NoDevFiles) return 1 ;; esac
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
+if [ -n "${CUFORT_TEST_BACKENDS:-}" ]; then
+    backends=$CUFORT_TEST_BACKENDS
+elif [ -n "${CUFORT_BACKEND:-}" ]; then
+    backends=$CUFORT_BACKEND
+elif gpu_visible; then
+    backends="cuda host"
+else
+    backends="host"
+fi
+
+tests=()
+if [ -d "$BUILD/tests" ]; then
+    for f in "$BUILD"/tests/*; do
+        [ -f "$f" ] && [ -x "$f" ] && tests+=("$f")
+    done
+fi
+if [ "${CUFORT_TEST_NO_EXAMPLES:-0}" != 1 ]; then
+    for f in "$ROOT"/tests/examples/*.sh; do
+        [ -f "$f" ] && tests+=("$f")
+    done
+fi
+
+total_pass=0 total_fail=0
+failures=()
+
+run_one() {   # run_one BACKEND PATH
+    local backend=$1 path=$2 name log rc summary p f cmd
+    name=$(basename "$path")
+    name=${name%.sh}
+    case $path in *.sh) name=example_$name ;; esac
+    log=$LOGDIR/$backend/$name.log
+    mkdir -p "$LOGDIR/$backend"
+    if [[ $path == *.sh ]]; then
+        cmd=(bash "$path" "$BUILD")
+    else
+        # shellcheck disable=SC2206
+        cmd=($WRAPPER "$path")
+    fi
+    local t0=$SECONDS
+    # in a subshell, so that bash's own "Segmentation fault" notice stays out of the output
+    (CUFORT_BACKEND=$backend exec timeout -k 10 "$TIMEOUT" "${cmd[@]}" >"$log" 2>&1 </dev/null) 2>/dev/null
+    rc=$?
+    local secs=$((SECONDS - t0))
+    summary=$(grep -E '^[[:space:]]*[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+    if [ -n "$summary" ]; then
+        p=$(sed -E 's/^[[:space:]]*([0-9]+) passed.*/\1/' <<<"$summary")
+        f=$(sed -E 's/^[[:space:]]*[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$summary")
+    else
+        p=$(grep -c '^ok' "$log")
+        f=$(grep -c '^FAIL' "$log")
+    fi
+    if [ "$VERBOSE" = 1 ]; then
+        sed "s/^/[$backend] /" "$log"
+    else
+        grep -E '^FAIL|ERROR SUMMARY: [1-9]|Segmentation|Aborted|core dumped' "$log" | head -n 50 |
+            sed "s/^/[$backend] $name: /"
+    fi
+    local serr
+    serr=$(grep -E '^=+ ERROR SUMMARY: [1-9]' "$log" | tail -n1 | sed -E 's/.*SUMMARY: ([0-9]+).*/\1/')
+    local why=""
+    if [ $rc -eq 124 ] || { [ $rc -eq 137 ] && [ $secs -ge "$TIMEOUT" ]; }; then
+        why="timed out after ${TIMEOUT}s"
+    elif [ $rc -gt 128 ]; then
+        why="killed by signal $((rc - 128))"
+    elif [ -z "$summary" ]; then
+        why="exit status $rc without a summary line"
+    elif [ $rc -ne 0 ] && [ "$f" -eq 0 ] && [ -z "$serr" ]; then
+        why="exit status $rc"
+    fi
+    if [ -n "$why" ]; then
+        f=$((f + 1))
+        echo "FAIL [$backend] $name: $why (log: $log)"
+        tail -n 5 "$log" | sed "s/^/    > /"
+    fi
+    # a sanitizer's findings are failures of their own, even where the test failed anyway
+    if [ -n "$serr" ]; then
+        f=$((f + 1))
+        echo "FAIL [$backend] $name: compute-sanitizer reported $serr errors (log: $log)"
+        grep -E '^=+ ' "$log" | grep -v -E 'COMPUTE-SANITIZER|^=+ *$' | head -n 40 | sed "s/^/    > /"
+    fi
+    total_pass=$((total_pass + p))
+    total_fail=$((total_fail + f))
+    [ "$f" -gt 0 ] && failures+=("[$backend] $name ($f)")
+    printf '[%s] %-28s %6d passed, %d failed  (%ds)\n' "$backend" "$name" "$p" "$f" "$secs"
+}
+
+if [ ${#tests[@]} -eq 0 ]; then
+    echo "FAIL no tests found under $BUILD/tests or tests/examples (run make check)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+echo "cufort tests: backends: $backends; build: $BUILD${WRAPPER:+; wrapper: $WRAPPER}"
+for backend in $backends; do
+    for t in "${tests[@]}"; do
+        n=$(basename "$t")
+        if [ -n "$FILTER" ] && ! [[ ${n%.sh} =~ $FILTER ]]; then continue; fi
+        run_one "$backend" "$t"
+    done
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "failed: ${failures[*]}"
+fi
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
