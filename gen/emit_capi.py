@@ -174,29 +174,46 @@ def cublas_name(r, v):
 
 
 def cuda_entry(r, v):
+    """cuBLAS reads complex host scalars with 16-byte loads (cuDoubleComplex is double2), but C
+    only promises 8-byte alignment for a double _Complex, so every complex scalar, host reference
+    and result travels through an aligned local."""
     args_by_name = {a.name: a for a in r.args}
     names = r.cublas_args or [a.name for a in r.args]
+    complex_args = [a for a in r.args if a.kind in ("scalar", "hostref")
+                    and v.prec in "cz" and tcode(v, a) == "T"]
+    pre, post = [], []
+    for a in complex_args:
+        n = a.count if a.kind == "hostref" else 1
+        src = a.name if a.kind == "hostref" else f"&{a.name}"
+        pre.append(f"    {CU_T[v.prec]} {a.name}_aligned[{n}];")
+        pre.append(f"    memcpy({a.name}_aligned, {src}, sizeof {a.name}_aligned);")
+        if a.kind == "hostref" and a.io != "in":
+            post.append(f"    memcpy({a.name}, {a.name}_aligned, sizeof {a.name}_aligned);")
+    aligned = {a.name for a in complex_args}
     conv = []
     for n in names:
         a = args_by_name[n]
-        if a.kind == "opt":
+        if n in aligned:
+            conv.append(f"{n}_aligned")
+        elif a.kind == "opt":
             conv.append(f"{OPT_CONV[a.optkind]}({n})")
         elif a.kind == "int":
             conv.append(n)
         elif a.kind == "scalar":
-            conv.append(f"(const {ctype(v, a, CU_T)} *)&{n}")
+            conv.append(f"&{n}")
         else:
             const = "const " if a.io == "in" else ""
             conv.append(f"({const}{ctype(v, a, CU_T)} *){n}")
-    pre, post = [], []
     if r.result == "I":
         pre.append("    int64_t one_based = 0;")
         conv.append("&one_based")
         post.append("    *result = one_based - 1;")
+    elif r.result == "T" and v.prec in "cz":
+        pre.append(f"    {CU_T[v.prec]} result_aligned;")
+        conv.append("&result_aligned")
+        post.append("    memcpy(result, &result_aligned, sizeof result_aligned);")
     elif r.result:
-        cu = CU_T[v.prec] if r.result == "T" else C_T[v.prec] if v.prec in "sd" else \
-            {"c": "float", "z": "double"}[v.prec]
-        conv.append(f"({cu} *)result")
+        conv.append("result")
     fname = cublas_name(r, v)
     body = [proto(f"cufort_cuda_{v.name}", r, v), "{", "    cublasHandle_t h;",
             "    int st = cufort_cuda_handle(&h);", "    if (st) return st;"] + pre

@@ -13,7 +13,7 @@ into four binaries (one per layer) by a preprocessor switch.  Each variant gets
 import itertools
 import re
 
-from blas_table import variants, on_cpu_blas
+from blas_table import variants
 from cgen import C_T, C_R, TWIN, tcode, opts, header
 
 ME = "emit_tests.py"
@@ -26,7 +26,11 @@ LD_PAD = 3          # ld = rows + LD_PAD
 BIG = {1: 150, 2: 9, 3: 9}   # the "big" case multiplies the dimensions (not batch) by level
 INC_SETS = [(-2, 3), (3, -2)]
 SOLVES = {"trsv", "tbsv", "tpsv", "trsm"}
+ROTM_FLAGS = (-1, 0, 1, -2)
 ORACLE_ALIAS = {"gemm3m": "gemm"}    # same result as gemm: netlib's gemm is its oracle
+# Double twins netlib's reference BLAS lacks: tests/support/oracle_extra.c has them as oracle_<name>.
+NOT_IN_NETLIB = {"idamin", "izamin", "zrot", "zsymv", "zsyr", "zsyr2", "dsyrkx", "zsyrkx", "zherkx",
+                 "dgemm_strided_batched", "zgemm_strided_batched", "dgeam", "zgeam", "ddgmm", "zdgmm"}
 TL_TYPE = {"s": "TL_S", "d": "TL_D", "c": "TL_C", "z": "TL_Z"}
 REAL_OF = {"s": "s", "d": "d", "c": "s", "z": "d"}
 ORACLE_T = {"d": "double", "z": "cufort_cdouble"}
@@ -125,7 +129,7 @@ def twin(r, v):
     name = twin_name(r, v)
     for r2, v2 in variants():
         if v2.name == name:
-            return r2, v2, on_cpu_blas(r2, v2)
+            return r2, v2, name not in NOT_IN_NETLIB
     raise ValueError(f"{v.name}: no twin {name} in the table")
 
 
@@ -182,7 +186,7 @@ def declare_arrays(r, v, tv):
     return lines
 
 
-def special_inputs(r, v):
+def special_inputs(r):
     """Inputs the routine needs beyond random numbers."""
     if r.group in SOLVES:
         a = next(a for a in r.args if a.kind == "array" and a.io == "in")
@@ -199,12 +203,12 @@ def special_inputs(r, v):
     if r.group == "herkx":
         A = next(a for a in r.args if a.name == "A")
         _, rows, cols, _ = A.shape
-        return [f"    alpha = creal(alpha);   /* cuBLAS: op(A) op(B)^H must be hermitian */",
+        return ["    alpha = creal(alpha);   /* cuBLAS: op(A) op(B)^H must be hermitian */",
                 f"    tl_herkx_inputs(a_A, a_B, {rows}, {cols}, lda, ldb, trans);"]
     return []
 
 
-def bad_overrides(r, v):
+def bad_overrides(r):
     lines = []
     for pos, a in enumerate(r.args, 1):
         if a.kind == "opt":
@@ -253,46 +257,48 @@ def f77_call(r, v):
     return ["    tl_f77_begin(X);", f"    {call};", "    tl_f77_end(X);"]
 
 
-def oracle_call(r, v, tr, tv, netlib):
-    lines = []
+def netlib_call(r, tv):
+    """The netlib twin, Fortran convention; its function value goes to testlib."""
+    args, lens = [], []
     for a in r.args:
-        if a.kind == "scalar":
-            lines.append(f"        {oracle_ctype(tv, a)} r_{a.name} = {a.name};")
-    if netlib:
-        args, lens = [], []
-        for a in r.args:
-            if a.kind == "opt":
-                args.append(f"&{a.name}")
-                lens.append("(size_t)1")
-            elif a.kind == "int":
-                args.append(f"TL_INT({a.name})")
-            elif a.kind == "scalar":
-                args.append(f"&r_{a.name}")
-            else:
-                args.append(f"tl_ref(a_{a.name})")
-        call = f"{tv.name}_({', '.join(args + lens)})"
-        if r.result == "I":
-            call = f"tl_riresult(X, (int64_t){call} - 1)"
-        elif r.result:
-            call = f"tl_rresult(X, {call})"
-    else:
-        args = [f"r_{a.name}" if a.kind == "scalar" else
-                f"tl_ref(a_{a.name})" if a.kind in ("array", "hostref") else a.name for a in r.args]
-        if r.result:
-            rtype = {"I": "int64_t", "T": ORACLE_T[tv.prec], "R": "double"}[r.result]
-            lines.append(f"        {rtype} rr = {'-999' if r.result == 'I' else '0'};")
-            args.append("&rr")
-        call = f"oracle_{tv.name}({', '.join(args)})"
-        if r.result:
-            call += f"; tl_{'ri' if r.result == 'I' else 'r'}result(X, rr)"
-    if r.quick:
-        empty = {"I": "tl_riresult(X, -1)", "T": "tl_rresult(X, 0)", "R": "tl_rresult(X, 0)",
-                 None: "(void)0"}[r.result]
-        lines.append(f"        if ({quick_on_refs(r, tv)}) {empty};")
-        lines.append(f"        else {{ {call}; }}")
-    else:
-        lines.append(f"        {call};")
-    return lines
+        if a.kind == "opt":
+            args.append(f"&{a.name}")
+            lens.append("(size_t)1")
+        elif a.kind == "int":
+            args.append(f"TL_INT({a.name})")
+        elif a.kind == "scalar":
+            args.append(f"&r_{a.name}")
+        else:
+            args.append(f"tl_ref(a_{a.name})")
+    call = f"{tv.name}_({', '.join(args + lens)})"
+    if r.result == "I":
+        return [], f"tl_riresult(X, (int64_t){call} - 1)"
+    return [], f"tl_rresult(X, {call})" if r.result else call
+
+
+def extra_call(r, tv):
+    """The oracle_extra twin, C ABI convention (function value through a trailing pointer)."""
+    args = [f"r_{a.name}" if a.kind == "scalar" else
+            f"tl_ref(a_{a.name})" if a.kind in ("array", "hostref") else a.name for a in r.args]
+    call = f"oracle_{tv.name}({', '.join(args + (['&rr'] if r.result else []))})"
+    if not r.result:
+        return [], call
+    rtype = {"I": "int64_t", "T": ORACLE_T[tv.prec], "R": "double"}[r.result]
+    decl = [f"        {rtype} rr = {'-999' if r.result == 'I' else '0'};"]
+    return decl, f"{call}; tl_{'ri' if r.result == 'I' else 'r'}result(X, rr)"
+
+
+def oracle_call(r, tv, netlib):
+    """Upcast scalars, then the twin on the upcast arrays, unless the C ABI quick-returns."""
+    lines = [f"        {oracle_ctype(tv, a)} r_{a.name} = {a.name};" for a in r.args
+             if a.kind == "scalar"]
+    decl, call = netlib_call(r, tv) if netlib else extra_call(r, tv)
+    lines += decl
+    if not r.quick:
+        return lines + [f"        {call};"]
+    empty = {"I": "tl_riresult(X, -1)", "T": "tl_rresult(X, 0)", "R": "tl_rresult(X, 0)",
+             None: "(void)0"}[r.result]
+    return lines + [f"        if ({quick_on_refs(r, tv)}) {empty};", f"        else {{ {call}; }}"]
 
 
 def quick_on_refs(r, tv):
@@ -308,18 +314,18 @@ def after_oracle(r):
 
 
 def run_fn(r, v):
-    tr, tv, netlib = twin(r, v)
+    _, tv, netlib = twin(r, v)
     body = [f"static void run_{v.name}(const tl_case *tc)", "{",
             "    tl_ctx ctx, *X = &ctx;",
             f"    tl_begin(X, \"{v.name}\", {TL_TYPE[v.prec]}, tc, {repr(r.result) if r.result else 0});"]
     body += declare_args(r, v)
     body += declare_arrays(r, v, tv)
-    body += ["    tl_fill(X);"] + special_inputs(r, v) + ["    tl_stage(X);"]
-    body += bad_overrides(r, v)
+    body += ["    tl_fill(X);"] + special_inputs(r) + ["    tl_stage(X);"]
+    body += bad_overrides(r)
     body += ["    if (X->ready) {", "#if TL_F77"]
     body += ["    " + ln for ln in f77_call(r, v)]
     body += ["#else"] + ["    " + ln for ln in capi_call(r, v)] + ["#endif", "    }"]
-    body += ["    if (tl_expect_call(X)) {"] + oracle_call(r, v, tr, tv, netlib) + after_oracle(r)
+    body += ["    if (tl_expect_call(X)) {"] + oracle_call(r, tv, netlib) + after_oracle(r)
     body += ["    }", "    tl_finish(X);", "}"]
     return "\n".join(body)
 
@@ -344,17 +350,17 @@ class Case:
 
 
 def opt_combos(r, v):
-    """Every combination of the option letters (plus rotm's flag), as (label, fields)."""
+    """Every combination of the option letters (and rotm's flag), as (label, case fields)."""
     pos = positions(r)
-    axes = [[(f"{a.name}={c}", ("opt", pos[a.name], c)) for c in opts(v, a)]
-            for a in r.args if a.kind == "opt"]
+    axes = [[(a.name, c) for c in opts(v, a)] for a in r.args if a.kind == "opt"]
     if r.group == "rotm":
-        axes.append([(f"flag={f}", ("flag", f)) for f in (-1, 0, 1, -2)])
+        axes.append([("flag", f) for f in ROTM_FLAGS])
     for combo in itertools.product(*axes):
-        opt = [x[1][1:] for x in combo if x[1][0] == "opt"]
-        extra = {x[1][0]: x[1][1] for x in combo if x[1][0] != "opt"}
-        fields = dict(extra, **({"opt": opt} if opt else {}))
-        yield ",".join(x[0] for x in combo), fields
+        fields = {"flag": val for name, val in combo if name == "flag"}
+        letters = [(pos[name], val) for name, val in combo if name != "flag"]
+        if letters:
+            fields["opt"] = letters
+        yield ",".join(f"{name}={val}" for name, val in combo), fields
 
 
 def join(*labels):

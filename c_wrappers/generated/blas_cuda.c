@@ -105,7 +105,7 @@ int cufort_cuda_sasum(int64_t n, const float *x, int64_t incx, float *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSasum_v2_64(h, n, (const float *)x, incx, (float *)result), "cublasSasum_v2_64");
+    st = cufort_cuda_status(cublasSasum_v2_64(h, n, (const float *)x, incx, result), "cublasSasum_v2_64");
     return st;
 }
 
@@ -114,7 +114,7 @@ int cufort_cuda_dasum(int64_t n, const double *x, int64_t incx, double *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDasum_v2_64(h, n, (const double *)x, incx, (double *)result), "cublasDasum_v2_64");
+    st = cufort_cuda_status(cublasDasum_v2_64(h, n, (const double *)x, incx, result), "cublasDasum_v2_64");
     return st;
 }
 
@@ -123,7 +123,7 @@ int cufort_cuda_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasScasum_v2_64(h, n, (const cuComplex *)x, incx, (float *)result), "cublasScasum_v2_64");
+    st = cufort_cuda_status(cublasScasum_v2_64(h, n, (const cuComplex *)x, incx, result), "cublasScasum_v2_64");
     return st;
 }
 
@@ -132,7 +132,7 @@ int cufort_cuda_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDzasum_v2_64(h, n, (const cuDoubleComplex *)x, incx, (double *)result), "cublasDzasum_v2_64");
+    st = cufort_cuda_status(cublasDzasum_v2_64(h, n, (const cuDoubleComplex *)x, incx, result), "cublasDzasum_v2_64");
     return st;
 }
 
@@ -141,7 +141,7 @@ int cufort_cuda_saxpy(int64_t n, float alpha, const float *x, int64_t incx, floa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSaxpy_v2_64(h, n, (const float *)&alpha, (const float *)x, incx, (float *)y, incy), "cublasSaxpy_v2_64");
+    st = cufort_cuda_status(cublasSaxpy_v2_64(h, n, &alpha, (const float *)x, incx, (float *)y, incy), "cublasSaxpy_v2_64");
     return st;
 }
 
@@ -151,8 +151,7 @@ int cufort_cuda_daxpy(int64_t n, double alpha, const double *x, int64_t incx, do
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDaxpy_v2_64(h, n, (const double *)&alpha, (const double *)x, incx, (double *)y,
-                              incy), "cublasDaxpy_v2_64");
+    st = cufort_cuda_status(cublasDaxpy_v2_64(h, n, &alpha, (const double *)x, incx, (double *)y, incy), "cublasDaxpy_v2_64");
     return st;
 }
 
@@ -162,8 +161,9 @@ int cufort_cuda_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCaxpy_v2_64(h, n, (const cuComplex *)&alpha, (const cuComplex *)x, incx,
-                              (cuComplex *)y, incy), "cublasCaxpy_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCaxpy_v2_64(h, n, alpha_aligned, (const cuComplex *)x, incx, (cuComplex *)y, incy), "cublasCaxpy_v2_64");
     return st;
 }
 
@@ -173,8 +173,10 @@ int cufort_cuda_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZaxpy_v2_64(h, n, (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)x,
-                              incx, (cuDoubleComplex *)y, incy), "cublasZaxpy_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZaxpy_v2_64(h, n, alpha_aligned, (const cuDoubleComplex *)x, incx,
+                              (cuDoubleComplex *)y, incy), "cublasZaxpy_v2_64");
     return st;
 }
 
@@ -222,7 +224,7 @@ int cufort_cuda_sdot(int64_t n, const float *x, int64_t incx, const float *y, in
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSdot_v2_64(h, n, (const float *)x, incx, (const float *)y, incy, (float *)result), "cublasSdot_v2_64");
+    st = cufort_cuda_status(cublasSdot_v2_64(h, n, (const float *)x, incx, (const float *)y, incy, result), "cublasSdot_v2_64");
     return st;
 }
 
@@ -232,8 +234,7 @@ int cufort_cuda_ddot(int64_t n, const double *x, int64_t incx, const double *y, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDdot_v2_64(h, n, (const double *)x, incx, (const double *)y, incy,
-                              (double *)result), "cublasDdot_v2_64");
+    st = cufort_cuda_status(cublasDdot_v2_64(h, n, (const double *)x, incx, (const double *)y, incy, result), "cublasDdot_v2_64");
     return st;
 }
 
@@ -243,8 +244,11 @@ int cufort_cuda_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex result_aligned;
     st = cufort_cuda_status(cublasCdotu_v2_64(h, n, (const cuComplex *)x, incx, (const cuComplex *)y, incy,
-                              (cuComplex *)result), "cublasCdotu_v2_64");
+                              &result_aligned), "cublasCdotu_v2_64");
+    if (st) return st;
+    memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
 }
 
@@ -254,8 +258,11 @@ int cufort_cuda_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex result_aligned;
     st = cufort_cuda_status(cublasZdotu_v2_64(h, n, (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y,
-                              incy, (cuDoubleComplex *)result), "cublasZdotu_v2_64");
+                              incy, &result_aligned), "cublasZdotu_v2_64");
+    if (st) return st;
+    memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
 }
 
@@ -265,8 +272,11 @@ int cufort_cuda_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex result_aligned;
     st = cufort_cuda_status(cublasCdotc_v2_64(h, n, (const cuComplex *)x, incx, (const cuComplex *)y, incy,
-                              (cuComplex *)result), "cublasCdotc_v2_64");
+                              &result_aligned), "cublasCdotc_v2_64");
+    if (st) return st;
+    memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
 }
 
@@ -276,8 +286,11 @@ int cufort_cuda_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex result_aligned;
     st = cufort_cuda_status(cublasZdotc_v2_64(h, n, (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y,
-                              incy, (cuDoubleComplex *)result), "cublasZdotc_v2_64");
+                              incy, &result_aligned), "cublasZdotc_v2_64");
+    if (st) return st;
+    memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
 }
 
@@ -286,7 +299,7 @@ int cufort_cuda_snrm2(int64_t n, const float *x, int64_t incx, float *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSnrm2_v2_64(h, n, (const float *)x, incx, (float *)result), "cublasSnrm2_v2_64");
+    st = cufort_cuda_status(cublasSnrm2_v2_64(h, n, (const float *)x, incx, result), "cublasSnrm2_v2_64");
     return st;
 }
 
@@ -295,7 +308,7 @@ int cufort_cuda_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDnrm2_v2_64(h, n, (const double *)x, incx, (double *)result), "cublasDnrm2_v2_64");
+    st = cufort_cuda_status(cublasDnrm2_v2_64(h, n, (const double *)x, incx, result), "cublasDnrm2_v2_64");
     return st;
 }
 
@@ -304,7 +317,7 @@ int cufort_cuda_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasScnrm2_v2_64(h, n, (const cuComplex *)x, incx, (float *)result), "cublasScnrm2_v2_64");
+    st = cufort_cuda_status(cublasScnrm2_v2_64(h, n, (const cuComplex *)x, incx, result), "cublasScnrm2_v2_64");
     return st;
 }
 
@@ -313,7 +326,7 @@ int cufort_cuda_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDznrm2_v2_64(h, n, (const cuDoubleComplex *)x, incx, (double *)result), "cublasDznrm2_v2_64");
+    st = cufort_cuda_status(cublasDznrm2_v2_64(h, n, (const cuDoubleComplex *)x, incx, result), "cublasDznrm2_v2_64");
     return st;
 }
 
@@ -322,8 +335,7 @@ int cufort_cuda_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSrot_v2_64(h, n, (float *)x, incx, (float *)y, incy, (const float *)&c,
-                              (const float *)&s), "cublasSrot_v2_64");
+    st = cufort_cuda_status(cublasSrot_v2_64(h, n, (float *)x, incx, (float *)y, incy, &c, &s), "cublasSrot_v2_64");
     return st;
 }
 
@@ -332,8 +344,7 @@ int cufort_cuda_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDrot_v2_64(h, n, (double *)x, incx, (double *)y, incy, (const double *)&c,
-                              (const double *)&s), "cublasDrot_v2_64");
+    st = cufort_cuda_status(cublasDrot_v2_64(h, n, (double *)x, incx, (double *)y, incy, &c, &s), "cublasDrot_v2_64");
     return st;
 }
 
@@ -343,8 +354,7 @@ int cufort_cuda_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsrot_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy, (const float *)&c,
-                              (const float *)&s), "cublasCsrot_v2_64");
+    st = cufort_cuda_status(cublasCsrot_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy, &c, &s), "cublasCsrot_v2_64");
     return st;
 }
 
@@ -354,8 +364,7 @@ int cufort_cuda_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZdrot_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy,
-                              (const double *)&c, (const double *)&s), "cublasZdrot_v2_64");
+    st = cufort_cuda_status(cublasZdrot_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy, &c, &s), "cublasZdrot_v2_64");
     return st;
 }
 
@@ -365,8 +374,9 @@ int cufort_cuda_crot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCrot_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy, (const float *)&c,
-                              (const cuComplex *)&s), "cublasCrot_v2_64");
+    cuComplex s_aligned[1];
+    memcpy(s_aligned, &s, sizeof s_aligned);
+    st = cufort_cuda_status(cublasCrot_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy, &c, s_aligned), "cublasCrot_v2_64");
     return st;
 }
 
@@ -376,8 +386,10 @@ int cufort_cuda_zrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZrot_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy,
-                              (const double *)&c, (const cuDoubleComplex *)&s), "cublasZrot_v2_64");
+    cuDoubleComplex s_aligned[1];
+    memcpy(s_aligned, &s, sizeof s_aligned);
+    st = cufort_cuda_status(cublasZrot_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy, &c,
+                              s_aligned), "cublasZrot_v2_64");
     return st;
 }
 
@@ -404,7 +416,17 @@ int cufort_cuda_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCrotg_v2(h, (cuComplex *)a, (cuComplex *)b, (float *)c, (cuComplex *)s), "cublasCrotg_v2");
+    cuComplex a_aligned[1];
+    memcpy(a_aligned, a, sizeof a_aligned);
+    cuComplex b_aligned[1];
+    memcpy(b_aligned, b, sizeof b_aligned);
+    cuComplex s_aligned[1];
+    memcpy(s_aligned, s, sizeof s_aligned);
+    st = cufort_cuda_status(cublasCrotg_v2(h, a_aligned, b_aligned, (float *)c, s_aligned), "cublasCrotg_v2");
+    if (st) return st;
+    memcpy(a, a_aligned, sizeof a_aligned);
+    memcpy(b, b_aligned, sizeof b_aligned);
+    memcpy(s, s_aligned, sizeof s_aligned);
     return st;
 }
 
@@ -413,8 +435,17 @@ int cufort_cuda_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cd
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZrotg_v2(h, (cuDoubleComplex *)a, (cuDoubleComplex *)b, (double *)c,
-                              (cuDoubleComplex *)s), "cublasZrotg_v2");
+    cuDoubleComplex a_aligned[1];
+    memcpy(a_aligned, a, sizeof a_aligned);
+    cuDoubleComplex b_aligned[1];
+    memcpy(b_aligned, b, sizeof b_aligned);
+    cuDoubleComplex s_aligned[1];
+    memcpy(s_aligned, s, sizeof s_aligned);
+    st = cufort_cuda_status(cublasZrotg_v2(h, a_aligned, b_aligned, (double *)c, s_aligned), "cublasZrotg_v2");
+    if (st) return st;
+    memcpy(a, a_aligned, sizeof a_aligned);
+    memcpy(b, b_aligned, sizeof b_aligned);
+    memcpy(s, s_aligned, sizeof s_aligned);
     return st;
 }
 
@@ -462,7 +493,7 @@ int cufort_cuda_sscal(int64_t n, float alpha, float *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSscal_v2_64(h, n, (const float *)&alpha, (float *)x, incx), "cublasSscal_v2_64");
+    st = cufort_cuda_status(cublasSscal_v2_64(h, n, &alpha, (float *)x, incx), "cublasSscal_v2_64");
     return st;
 }
 
@@ -471,7 +502,7 @@ int cufort_cuda_dscal(int64_t n, double alpha, double *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDscal_v2_64(h, n, (const double *)&alpha, (double *)x, incx), "cublasDscal_v2_64");
+    st = cufort_cuda_status(cublasDscal_v2_64(h, n, &alpha, (double *)x, incx), "cublasDscal_v2_64");
     return st;
 }
 
@@ -480,7 +511,9 @@ int cufort_cuda_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCscal_v2_64(h, n, (const cuComplex *)&alpha, (cuComplex *)x, incx), "cublasCscal_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCscal_v2_64(h, n, alpha_aligned, (cuComplex *)x, incx), "cublasCscal_v2_64");
     return st;
 }
 
@@ -489,7 +522,9 @@ int cufort_cuda_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZscal_v2_64(h, n, (const cuDoubleComplex *)&alpha, (cuDoubleComplex *)x, incx), "cublasZscal_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZscal_v2_64(h, n, alpha_aligned, (cuDoubleComplex *)x, incx), "cublasZscal_v2_64");
     return st;
 }
 
@@ -498,7 +533,7 @@ int cufort_cuda_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsscal_v2_64(h, n, (const float *)&alpha, (cuComplex *)x, incx), "cublasCsscal_v2_64");
+    st = cufort_cuda_status(cublasCsscal_v2_64(h, n, &alpha, (cuComplex *)x, incx), "cublasCsscal_v2_64");
     return st;
 }
 
@@ -507,7 +542,7 @@ int cufort_cuda_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZdscal_v2_64(h, n, (const double *)&alpha, (cuDoubleComplex *)x, incx), "cublasZdscal_v2_64");
+    st = cufort_cuda_status(cublasZdscal_v2_64(h, n, &alpha, (cuDoubleComplex *)x, incx), "cublasZdscal_v2_64");
     return st;
 }
 
@@ -554,9 +589,8 @@ int cufort_cuda_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, (const float *)&alpha,
-                              (const float *)A, lda, (const float *)x, incx, (const float *)&beta,
-                              (float *)y, incy), "cublasSgbmv_v2_64");
+    st = cufort_cuda_status(cublasSgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, &alpha, (const float *)A, lda,
+                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSgbmv_v2_64");
     return st;
 }
 
@@ -567,9 +601,8 @@ int cufort_cuda_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, (const double *)&alpha,
-                              (const double *)A, lda, (const double *)x, incx, (const double *)&beta,
-                              (double *)y, incy), "cublasDgbmv_v2_64");
+    st = cufort_cuda_status(cublasDgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, &alpha, (const double *)A, lda,
+                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDgbmv_v2_64");
     return st;
 }
 
@@ -580,9 +613,13 @@ int cufort_cuda_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, (const cuComplex *)&alpha,
-                              (const cuComplex *)A, lda, (const cuComplex *)x, incx,
-                              (const cuComplex *)&beta, (cuComplex *)y, incy), "cublasCgbmv_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)x, incx, beta_aligned,
+                              (cuComplex *)y, incy), "cublasCgbmv_v2_64");
     return st;
 }
 
@@ -593,10 +630,13 @@ int cufort_cuda_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)y, incy), "cublasZgbmv_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
+                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZgbmv_v2_64");
     return st;
 }
 
@@ -606,9 +646,8 @@ int cufort_cuda_sgemv(char trans, int64_t m, int64_t n, float alpha, const float
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSgemv_v2_64(h, cufort_cuda_op(trans), m, n, (const float *)&alpha,
-                              (const float *)A, lda, (const float *)x, incx, (const float *)&beta,
-                              (float *)y, incy), "cublasSgemv_v2_64");
+    st = cufort_cuda_status(cublasSgemv_v2_64(h, cufort_cuda_op(trans), m, n, &alpha, (const float *)A, lda,
+                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSgemv_v2_64");
     return st;
 }
 
@@ -618,9 +657,8 @@ int cufort_cuda_dgemv(char trans, int64_t m, int64_t n, double alpha, const doub
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDgemv_v2_64(h, cufort_cuda_op(trans), m, n, (const double *)&alpha,
-                              (const double *)A, lda, (const double *)x, incx, (const double *)&beta,
-                              (double *)y, incy), "cublasDgemv_v2_64");
+    st = cufort_cuda_status(cublasDgemv_v2_64(h, cufort_cuda_op(trans), m, n, &alpha, (const double *)A, lda,
+                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDgemv_v2_64");
     return st;
 }
 
@@ -631,9 +669,12 @@ int cufort_cuda_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCgemv_v2_64(h, cufort_cuda_op(trans), m, n, (const cuComplex *)&alpha,
-                              (const cuComplex *)A, lda, (const cuComplex *)x, incx,
-                              (const cuComplex *)&beta, (cuComplex *)y, incy), "cublasCgemv_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCgemv_v2_64(h, cufort_cuda_op(trans), m, n, alpha_aligned, (const cuComplex *)A,
+                              lda, (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasCgemv_v2_64");
     return st;
 }
 
@@ -644,9 +685,13 @@ int cufort_cuda_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZgemv_v2_64(h, cufort_cuda_op(trans), m, n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZgemv_v2_64(h, cufort_cuda_op(trans), m, n, alpha_aligned,
                               (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)y, incy), "cublasZgemv_v2_64");
+                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZgemv_v2_64");
     return st;
 }
 
@@ -656,8 +701,8 @@ int cufort_cuda_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSger_v2_64(h, m, n, (const float *)&alpha, (const float *)x, incx,
-                              (const float *)y, incy, (float *)A, lda), "cublasSger_v2_64");
+    st = cufort_cuda_status(cublasSger_v2_64(h, m, n, &alpha, (const float *)x, incx, (const float *)y, incy,
+                              (float *)A, lda), "cublasSger_v2_64");
     return st;
 }
 
@@ -667,8 +712,8 @@ int cufort_cuda_dger(int64_t m, int64_t n, double alpha, const double *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDger_v2_64(h, m, n, (const double *)&alpha, (const double *)x, incx,
-                              (const double *)y, incy, (double *)A, lda), "cublasDger_v2_64");
+    st = cufort_cuda_status(cublasDger_v2_64(h, m, n, &alpha, (const double *)x, incx, (const double *)y, incy,
+                              (double *)A, lda), "cublasDger_v2_64");
     return st;
 }
 
@@ -679,7 +724,9 @@ int cufort_cuda_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCgeru_v2_64(h, m, n, (const cuComplex *)&alpha, (const cuComplex *)x, incx,
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCgeru_v2_64(h, m, n, alpha_aligned, (const cuComplex *)x, incx,
                               (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCgeru_v2_64");
     return st;
 }
@@ -691,7 +738,9 @@ int cufort_cuda_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCgerc_v2_64(h, m, n, (const cuComplex *)&alpha, (const cuComplex *)x, incx,
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCgerc_v2_64(h, m, n, alpha_aligned, (const cuComplex *)x, incx,
                               (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCgerc_v2_64");
     return st;
 }
@@ -703,8 +752,10 @@ int cufort_cuda_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZgeru_v2_64(h, m, n, (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)x,
-                              incx, (const cuDoubleComplex *)y, incy, (cuDoubleComplex *)A, lda), "cublasZgeru_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZgeru_v2_64(h, m, n, alpha_aligned, (const cuDoubleComplex *)x, incx,
+                              (const cuDoubleComplex *)y, incy, (cuDoubleComplex *)A, lda), "cublasZgeru_v2_64");
     return st;
 }
 
@@ -715,8 +766,10 @@ int cufort_cuda_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZgerc_v2_64(h, m, n, (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)x,
-                              incx, (const cuDoubleComplex *)y, incy, (cuDoubleComplex *)A, lda), "cublasZgerc_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZgerc_v2_64(h, m, n, alpha_aligned, (const cuDoubleComplex *)x, incx,
+                              (const cuDoubleComplex *)y, incy, (cuDoubleComplex *)A, lda), "cublasZgerc_v2_64");
     return st;
 }
 
@@ -726,9 +779,8 @@ int cufort_cuda_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, (const float *)&alpha,
-                              (const float *)A, lda, (const float *)x, incx, (const float *)&beta,
-                              (float *)y, incy), "cublasSsbmv_v2_64");
+    st = cufort_cuda_status(cublasSsbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, &alpha, (const float *)A, lda,
+                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSsbmv_v2_64");
     return st;
 }
 
@@ -738,9 +790,8 @@ int cufort_cuda_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const doubl
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, (const double *)&alpha,
-                              (const double *)A, lda, (const double *)x, incx, (const double *)&beta,
-                              (double *)y, incy), "cublasDsbmv_v2_64");
+    st = cufort_cuda_status(cublasDsbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, &alpha, (const double *)A, lda,
+                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDsbmv_v2_64");
     return st;
 }
 
@@ -750,8 +801,8 @@ int cufort_cuda_sspmv(char uplo, int64_t n, float alpha, const float *AP, const 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSspmv_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha, (const float *)AP,
-                              (const float *)x, incx, (const float *)&beta, (float *)y, incy), "cublasSspmv_v2_64");
+    st = cufort_cuda_status(cublasSspmv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)AP,
+                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSspmv_v2_64");
     return st;
 }
 
@@ -761,9 +812,8 @@ int cufort_cuda_dspmv(char uplo, int64_t n, double alpha, const double *AP, cons
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDspmv_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const double *)AP, (const double *)x, incx, (const double *)&beta,
-                              (double *)y, incy), "cublasDspmv_v2_64");
+    st = cufort_cuda_status(cublasDspmv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)AP,
+                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDspmv_v2_64");
     return st;
 }
 
@@ -772,8 +822,8 @@ int cufort_cuda_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSspr_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha, (const float *)x,
-                              incx, (float *)AP), "cublasSspr_v2_64");
+    st = cufort_cuda_status(cublasSspr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
+                              (float *)AP), "cublasSspr_v2_64");
     return st;
 }
 
@@ -782,8 +832,8 @@ int cufort_cuda_dspr(char uplo, int64_t n, double alpha, const double *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDspr_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const double *)x, incx, (double *)AP), "cublasDspr_v2_64");
+    st = cufort_cuda_status(cublasDspr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
+                              (double *)AP), "cublasDspr_v2_64");
     return st;
 }
 
@@ -793,8 +843,8 @@ int cufort_cuda_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSspr2_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha, (const float *)x,
-                              incx, (const float *)y, incy, (float *)AP), "cublasSspr2_v2_64");
+    st = cufort_cuda_status(cublasSspr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
+                              (const float *)y, incy, (float *)AP), "cublasSspr2_v2_64");
     return st;
 }
 
@@ -804,8 +854,8 @@ int cufort_cuda_dspr2(char uplo, int64_t n, double alpha, const double *x, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDspr2_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const double *)x, incx, (const double *)y, incy, (double *)AP), "cublasDspr2_v2_64");
+    st = cufort_cuda_status(cublasDspr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
+                              (const double *)y, incy, (double *)AP), "cublasDspr2_v2_64");
     return st;
 }
 
@@ -815,8 +865,8 @@ int cufort_cuda_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsymv_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha, (const float *)A,
-                              lda, (const float *)x, incx, (const float *)&beta, (float *)y, incy), "cublasSsymv_v2_64");
+    st = cufort_cuda_status(cublasSsymv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)A, lda,
+                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSsymv_v2_64");
     return st;
 }
 
@@ -826,9 +876,8 @@ int cufort_cuda_dsymv(char uplo, int64_t n, double alpha, const double *A, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsymv_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const double *)A, lda, (const double *)x, incx, (const double *)&beta,
-                              (double *)y, incy), "cublasDsymv_v2_64");
+    st = cufort_cuda_status(cublasDsymv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)A, lda,
+                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDsymv_v2_64");
     return st;
 }
 
@@ -839,9 +888,12 @@ int cufort_cuda_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsymv_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)A, lda, (const cuComplex *)x, incx,
-                              (const cuComplex *)&beta, (cuComplex *)y, incy), "cublasCsymv_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCsymv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)A, lda,
+                              (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasCsymv_v2_64");
     return st;
 }
 
@@ -852,9 +904,13 @@ int cufort_cuda_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsymv_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZsymv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)y, incy), "cublasZsymv_v2_64");
+                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZsymv_v2_64");
     return st;
 }
 
@@ -864,8 +920,8 @@ int cufort_cuda_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyr_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha, (const float *)x,
-                              incx, (float *)A, lda), "cublasSsyr_v2_64");
+    st = cufort_cuda_status(cublasSsyr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
+                              (float *)A, lda), "cublasSsyr_v2_64");
     return st;
 }
 
@@ -875,8 +931,8 @@ int cufort_cuda_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyr_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const double *)x, incx, (double *)A, lda), "cublasDsyr_v2_64");
+    st = cufort_cuda_status(cublasDsyr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
+                              (double *)A, lda), "cublasDsyr_v2_64");
     return st;
 }
 
@@ -886,8 +942,10 @@ int cufort_cuda_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsyr_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)x, incx, (cuComplex *)A, lda), "cublasCsyr_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCsyr_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
+                              incx, (cuComplex *)A, lda), "cublasCsyr_v2_64");
     return st;
 }
 
@@ -897,7 +955,9 @@ int cufort_cuda_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsyr_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZsyr_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)x, incx, (cuDoubleComplex *)A, lda), "cublasZsyr_v2_64");
     return st;
 }
@@ -908,8 +968,8 @@ int cufort_cuda_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyr2_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha, (const float *)x,
-                              incx, (const float *)y, incy, (float *)A, lda), "cublasSsyr2_v2_64");
+    st = cufort_cuda_status(cublasSsyr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
+                              (const float *)y, incy, (float *)A, lda), "cublasSsyr2_v2_64");
     return st;
 }
 
@@ -919,8 +979,8 @@ int cufort_cuda_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyr2_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const double *)x, incx, (const double *)y, incy, (double *)A, lda), "cublasDsyr2_v2_64");
+    st = cufort_cuda_status(cublasDsyr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
+                              (const double *)y, incy, (double *)A, lda), "cublasDsyr2_v2_64");
     return st;
 }
 
@@ -931,9 +991,10 @@ int cufort_cuda_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsyr2_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)x, incx, (const cuComplex *)y, incy, (cuComplex *)A,
-                              lda), "cublasCsyr2_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCsyr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
+                              incx, (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCsyr2_v2_64");
     return st;
 }
 
@@ -944,7 +1005,9 @@ int cufort_cuda_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsyr2_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZsyr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y, incy,
                               (cuDoubleComplex *)A, lda), "cublasZsyr2_v2_64");
     return st;
@@ -1233,9 +1296,12 @@ int cufort_cuda_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChemv_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)A, lda, (const cuComplex *)x, incx,
-                              (const cuComplex *)&beta, (cuComplex *)y, incy), "cublasChemv_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasChemv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)A, lda,
+                              (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasChemv_v2_64");
     return st;
 }
 
@@ -1246,9 +1312,13 @@ int cufort_cuda_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhemv_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZhemv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)y, incy), "cublasZhemv_v2_64");
+                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZhemv_v2_64");
     return st;
 }
 
@@ -1259,9 +1329,12 @@ int cufort_cuda_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, (const cuComplex *)&alpha,
-                              (const cuComplex *)A, lda, (const cuComplex *)x, incx,
-                              (const cuComplex *)&beta, (cuComplex *)y, incy), "cublasChbmv_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasChbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, alpha_aligned, (const cuComplex *)A,
+                              lda, (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasChbmv_v2_64");
     return st;
 }
 
@@ -1272,9 +1345,13 @@ int cufort_cuda_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZhbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, alpha_aligned,
                               (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)y, incy), "cublasZhbmv_v2_64");
+                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZhbmv_v2_64");
     return st;
 }
 
@@ -1285,9 +1362,12 @@ int cufort_cuda_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChpmv_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)AP, (const cuComplex *)x, incx,
-                              (const cuComplex *)&beta, (cuComplex *)y, incy), "cublasChpmv_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasChpmv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)AP,
+                              (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasChpmv_v2_64");
     return st;
 }
 
@@ -1298,9 +1378,13 @@ int cufort_cuda_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhpmv_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZhpmv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)AP, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)y, incy), "cublasZhpmv_v2_64");
+                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZhpmv_v2_64");
     return st;
 }
 
@@ -1310,8 +1394,8 @@ int cufort_cuda_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCher_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha,
-                              (const cuComplex *)x, incx, (cuComplex *)A, lda), "cublasCher_v2_64");
+    st = cufort_cuda_status(cublasCher_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuComplex *)x, incx,
+                              (cuComplex *)A, lda), "cublasCher_v2_64");
     return st;
 }
 
@@ -1321,8 +1405,8 @@ int cufort_cuda_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZher_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const cuDoubleComplex *)x, incx, (cuDoubleComplex *)A, lda), "cublasZher_v2_64");
+    st = cufort_cuda_status(cublasZher_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuDoubleComplex *)x, incx,
+                              (cuDoubleComplex *)A, lda), "cublasZher_v2_64");
     return st;
 }
 
@@ -1333,9 +1417,10 @@ int cufort_cuda_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCher2_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)x, incx, (const cuComplex *)y, incy, (cuComplex *)A,
-                              lda), "cublasCher2_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCher2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
+                              incx, (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCher2_v2_64");
     return st;
 }
 
@@ -1346,7 +1431,9 @@ int cufort_cuda_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZher2_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZher2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y, incy,
                               (cuDoubleComplex *)A, lda), "cublasZher2_v2_64");
     return st;
@@ -1358,8 +1445,8 @@ int cufort_cuda_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChpr_v2_64(h, cufort_cuda_fill(uplo), n, (const float *)&alpha,
-                              (const cuComplex *)x, incx, (cuComplex *)AP), "cublasChpr_v2_64");
+    st = cufort_cuda_status(cublasChpr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuComplex *)x, incx,
+                              (cuComplex *)AP), "cublasChpr_v2_64");
     return st;
 }
 
@@ -1369,8 +1456,8 @@ int cufort_cuda_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhpr_v2_64(h, cufort_cuda_fill(uplo), n, (const double *)&alpha,
-                              (const cuDoubleComplex *)x, incx, (cuDoubleComplex *)AP), "cublasZhpr_v2_64");
+    st = cufort_cuda_status(cublasZhpr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuDoubleComplex *)x, incx,
+                              (cuDoubleComplex *)AP), "cublasZhpr_v2_64");
     return st;
 }
 
@@ -1380,9 +1467,10 @@ int cufort_cuda_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChpr2_v2_64(h, cufort_cuda_fill(uplo), n, (const cuComplex *)&alpha,
-                              (const cuComplex *)x, incx, (const cuComplex *)y, incy,
-                              (cuComplex *)AP), "cublasChpr2_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasChpr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
+                              incx, (const cuComplex *)y, incy, (cuComplex *)AP), "cublasChpr2_v2_64");
     return st;
 }
 
@@ -1392,7 +1480,9 @@ int cufort_cuda_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhpr2_v2_64(h, cufort_cuda_fill(uplo), n, (const cuDoubleComplex *)&alpha,
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZhpr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
                               (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y, incy,
                               (cuDoubleComplex *)AP), "cublasZhpr2_v2_64");
     return st;
@@ -1405,9 +1495,8 @@ int cufort_cuda_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSgemm_v2_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const float *)&alpha, (const float *)A, lda, (const float *)B, ldb,
-                              (const float *)&beta, (float *)C, ldc), "cublasSgemm_v2_64");
+    st = cufort_cuda_status(cublasSgemm_v2_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k, &alpha,
+                              (const float *)A, lda, (const float *)B, ldb, &beta, (float *)C, ldc), "cublasSgemm_v2_64");
     return st;
 }
 
@@ -1418,9 +1507,9 @@ int cufort_cuda_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDgemm_v2_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const double *)&alpha, (const double *)A, lda, (const double *)B, ldb,
-                              (const double *)&beta, (double *)C, ldc), "cublasDgemm_v2_64");
+    st = cufort_cuda_status(cublasDgemm_v2_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k, &alpha,
+                              (const double *)A, lda, (const double *)B, ldb, &beta, (double *)C,
+                              ldc), "cublasDgemm_v2_64");
     return st;
 }
 
@@ -1431,10 +1520,13 @@ int cufort_cuda_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasCgemm_v2_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const cuComplex *)&beta, (cuComplex *)C,
-                              ldc), "cublasCgemm_v2_64");
+                              alpha_aligned, (const cuComplex *)A, lda, (const cuComplex *)B, ldb,
+                              beta_aligned, (cuComplex *)C, ldc), "cublasCgemm_v2_64");
     return st;
 }
 
@@ -1446,10 +1538,14 @@ int cufort_cuda_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZgemm_v2_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZgemm_v2_64");
+                              alpha_aligned, (const cuDoubleComplex *)A, lda,
+                              (const cuDoubleComplex *)B, ldb, beta_aligned, (cuDoubleComplex *)C,
+                              ldc), "cublasZgemm_v2_64");
     return st;
 }
 
@@ -1461,10 +1557,13 @@ int cufort_cuda_cgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasCgemm3m_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const cuComplex *)&beta, (cuComplex *)C,
-                              ldc), "cublasCgemm3m_64");
+                              alpha_aligned, (const cuComplex *)A, lda, (const cuComplex *)B, ldb,
+                              beta_aligned, (cuComplex *)C, ldc), "cublasCgemm3m_64");
     return st;
 }
 
@@ -1476,10 +1575,14 @@ int cufort_cuda_zgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZgemm3m_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZgemm3m_64");
+                              alpha_aligned, (const cuDoubleComplex *)A, lda,
+                              (const cuDoubleComplex *)B, ldb, beta_aligned, (cuDoubleComplex *)C,
+                              ldc), "cublasZgemm3m_64");
     return st;
 }
 
@@ -1489,9 +1592,8 @@ int cufort_cuda_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n,
-                              (const float *)&alpha, (const float *)A, lda, (const float *)B, ldb,
-                              (const float *)&beta, (float *)C, ldc), "cublasSsymm_v2_64");
+    st = cufort_cuda_status(cublasSsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n, &alpha,
+                              (const float *)A, lda, (const float *)B, ldb, &beta, (float *)C, ldc), "cublasSsymm_v2_64");
     return st;
 }
 
@@ -1501,9 +1603,9 @@ int cufort_cuda_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n,
-                              (const double *)&alpha, (const double *)A, lda, (const double *)B, ldb,
-                              (const double *)&beta, (double *)C, ldc), "cublasDsymm_v2_64");
+    st = cufort_cuda_status(cublasDsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n, &alpha,
+                              (const double *)A, lda, (const double *)B, ldb, &beta, (double *)C,
+                              ldc), "cublasDsymm_v2_64");
     return st;
 }
 
@@ -1514,10 +1616,13 @@ int cufort_cuda_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const cuComplex *)&beta, (cuComplex *)C,
-                              ldc), "cublasCsymm_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)B, ldb, beta_aligned,
+                              (cuComplex *)C, ldc), "cublasCsymm_v2_64");
     return st;
 }
 
@@ -1528,10 +1633,13 @@ int cufort_cuda_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZsymm_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZsymm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)B, ldb,
+                              beta_aligned, (cuDoubleComplex *)C, ldc), "cublasZsymm_v2_64");
     return st;
 }
 
@@ -1542,10 +1650,13 @@ int cufort_cuda_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChemm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const cuComplex *)&beta, (cuComplex *)C,
-                              ldc), "cublasChemm_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasChemm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)B, ldb, beta_aligned,
+                              (cuComplex *)C, ldc), "cublasChemm_v2_64");
     return st;
 }
 
@@ -1556,10 +1667,13 @@ int cufort_cuda_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhemm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZhemm_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZhemm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo), m, n, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)B, ldb,
+                              beta_aligned, (cuDoubleComplex *)C, ldc), "cublasZhemm_v2_64");
     return st;
 }
 
@@ -1569,9 +1683,8 @@ int cufort_cuda_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const float *)&alpha, (const float *)A, lda, (const float *)&beta,
-                              (float *)C, ldc), "cublasSsyrk_v2_64");
+    st = cufort_cuda_status(cublasSsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const float *)A, lda, &beta, (float *)C, ldc), "cublasSsyrk_v2_64");
     return st;
 }
 
@@ -1581,9 +1694,8 @@ int cufort_cuda_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const double *)&alpha, (const double *)A, lda, (const double *)&beta,
-                              (double *)C, ldc), "cublasDsyrk_v2_64");
+    st = cufort_cuda_status(cublasDsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const double *)A, lda, &beta, (double *)C, ldc), "cublasDsyrk_v2_64");
     return st;
 }
 
@@ -1594,9 +1706,12 @@ int cufort_cuda_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)&beta, (cuComplex *)C, ldc), "cublasCsyrk_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuComplex *)A, lda, beta_aligned, (cuComplex *)C, ldc), "cublasCsyrk_v2_64");
     return st;
 }
 
@@ -1607,9 +1722,13 @@ int cufort_cuda_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)C, ldc), "cublasZsyrk_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZsyrk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, beta_aligned, (cuDoubleComplex *)C,
+                              ldc), "cublasZsyrk_v2_64");
     return st;
 }
 
@@ -1619,9 +1738,8 @@ int cufort_cuda_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCherk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const float *)&alpha, (const cuComplex *)A, lda, (const float *)&beta,
-                              (cuComplex *)C, ldc), "cublasCherk_v2_64");
+    st = cufort_cuda_status(cublasCherk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const cuComplex *)A, lda, &beta, (cuComplex *)C, ldc), "cublasCherk_v2_64");
     return st;
 }
 
@@ -1632,9 +1750,8 @@ int cufort_cuda_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZherk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const double *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const double *)&beta, (cuDoubleComplex *)C, ldc), "cublasZherk_v2_64");
+    st = cufort_cuda_status(cublasZherk_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const cuDoubleComplex *)A, lda, &beta, (cuDoubleComplex *)C, ldc), "cublasZherk_v2_64");
     return st;
 }
 
@@ -1644,9 +1761,8 @@ int cufort_cuda_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const float *)&alpha, (const float *)A, lda, (const float *)B, ldb,
-                              (const float *)&beta, (float *)C, ldc), "cublasSsyr2k_v2_64");
+    st = cufort_cuda_status(cublasSsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const float *)A, lda, (const float *)B, ldb, &beta, (float *)C, ldc), "cublasSsyr2k_v2_64");
     return st;
 }
 
@@ -1657,9 +1773,9 @@ int cufort_cuda_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const double *)&alpha, (const double *)A, lda, (const double *)B, ldb,
-                              (const double *)&beta, (double *)C, ldc), "cublasDsyr2k_v2_64");
+    st = cufort_cuda_status(cublasDsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const double *)A, lda, (const double *)B, ldb, &beta, (double *)C,
+                              ldc), "cublasDsyr2k_v2_64");
     return st;
 }
 
@@ -1670,10 +1786,13 @@ int cufort_cuda_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const cuComplex *)&beta, (cuComplex *)C,
-                              ldc), "cublasCsyr2k_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)B, ldb, beta_aligned,
+                              (cuComplex *)C, ldc), "cublasCsyr2k_v2_64");
     return st;
 }
 
@@ -1684,10 +1803,13 @@ int cufort_cuda_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZsyr2k_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZsyr2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)B, ldb,
+                              beta_aligned, (cuDoubleComplex *)C, ldc), "cublasZsyr2k_v2_64");
     return st;
 }
 
@@ -1698,9 +1820,11 @@ int cufort_cuda_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCher2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const float *)&beta, (cuComplex *)C, ldc), "cublasCher2k_v2_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCher2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)B, ldb, &beta,
+                              (cuComplex *)C, ldc), "cublasCher2k_v2_64");
     return st;
 }
 
@@ -1711,10 +1835,11 @@ int cufort_cuda_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZher2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const double *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZher2k_v2_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZher2k_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)B, ldb,
+                              &beta, (cuDoubleComplex *)C, ldc), "cublasZher2k_v2_64");
     return st;
 }
 
@@ -1724,9 +1849,8 @@ int cufort_cuda_ssyrkx(char uplo, char trans, int64_t n, int64_t k, float alpha,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const float *)&alpha, (const float *)A, lda, (const float *)B, ldb,
-                              (const float *)&beta, (float *)C, ldc), "cublasSsyrkx_64");
+    st = cufort_cuda_status(cublasSsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const float *)A, lda, (const float *)B, ldb, &beta, (float *)C, ldc), "cublasSsyrkx_64");
     return st;
 }
 
@@ -1737,9 +1861,9 @@ int cufort_cuda_dsyrkx(char uplo, char trans, int64_t n, int64_t k, double alpha
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const double *)&alpha, (const double *)A, lda, (const double *)B, ldb,
-                              (const double *)&beta, (double *)C, ldc), "cublasDsyrkx_64");
+    st = cufort_cuda_status(cublasDsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, &alpha,
+                              (const double *)A, lda, (const double *)B, ldb, &beta, (double *)C,
+                              ldc), "cublasDsyrkx_64");
     return st;
 }
 
@@ -1750,10 +1874,13 @@ int cufort_cuda_csyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const cuComplex *)&beta, (cuComplex *)C,
-                              ldc), "cublasCsyrkx_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)B, ldb, beta_aligned,
+                              (cuComplex *)C, ldc), "cublasCsyrkx_64");
     return st;
 }
 
@@ -1764,10 +1891,13 @@ int cufort_cuda_zsyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const cuDoubleComplex *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZsyrkx_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZsyrkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)B, ldb,
+                              beta_aligned, (cuDoubleComplex *)C, ldc), "cublasZsyrkx_64");
     return st;
 }
 
@@ -1778,9 +1908,11 @@ int cufort_cuda_cherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCherkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)B, ldb, (const float *)&beta, (cuComplex *)C, ldc), "cublasCherkx_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasCherkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuComplex *)A, lda, (const cuComplex *)B, ldb, &beta,
+                              (cuComplex *)C, ldc), "cublasCherkx_64");
     return st;
 }
 
@@ -1791,10 +1923,11 @@ int cufort_cuda_zherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZherkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)B, ldb, (const double *)&beta,
-                              (cuDoubleComplex *)C, ldc), "cublasZherkx_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    st = cufort_cuda_status(cublasZherkx_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans), n, k, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)B, ldb,
+                              &beta, (cuDoubleComplex *)C, ldc), "cublasZherkx_64");
     return st;
 }
 
@@ -1805,9 +1938,8 @@ int cufort_cuda_strmm(char side, char uplo, char transa, char diag, int64_t m, i
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStrmm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const float *)&alpha, (const float *)A, lda, (float *)B, ldb,
-                              (float *)B, ldb), "cublasStrmm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, &alpha,
+                              (const float *)A, lda, (float *)B, ldb, (float *)B, ldb), "cublasStrmm_v2_64");
     return st;
 }
 
@@ -1818,9 +1950,8 @@ int cufort_cuda_dtrmm(char side, char uplo, char transa, char diag, int64_t m, i
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDtrmm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const double *)&alpha, (const double *)A, lda, (double *)B, ldb,
-                              (double *)B, ldb), "cublasDtrmm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, &alpha,
+                              (const double *)A, lda, (double *)B, ldb, (double *)B, ldb), "cublasDtrmm_v2_64");
     return st;
 }
 
@@ -1831,10 +1962,11 @@ int cufort_cuda_ctrmm(char side, char uplo, char transa, char diag, int64_t m, i
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasCtrmm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda, (cuComplex *)B,
-                              ldb, (cuComplex *)B, ldb), "cublasCtrmm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, alpha_aligned,
+                              (const cuComplex *)A, lda, (cuComplex *)B, ldb, (cuComplex *)B, ldb), "cublasCtrmm_v2_64");
     return st;
 }
 
@@ -1845,10 +1977,12 @@ int cufort_cuda_ztrmm(char side, char uplo, char transa, char diag, int64_t m, i
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasZtrmm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (cuDoubleComplex *)B, ldb, (cuDoubleComplex *)B, ldb), "cublasZtrmm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (cuDoubleComplex *)B, ldb,
+                              (cuDoubleComplex *)B, ldb), "cublasZtrmm_v2_64");
     return st;
 }
 
@@ -1859,8 +1993,8 @@ int cufort_cuda_strsm(char side, char uplo, char transa, char diag, int64_t m, i
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStrsm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const float *)&alpha, (const float *)A, lda, (float *)B, ldb), "cublasStrsm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, &alpha,
+                              (const float *)A, lda, (float *)B, ldb), "cublasStrsm_v2_64");
     return st;
 }
 
@@ -1871,8 +2005,8 @@ int cufort_cuda_dtrsm(char side, char uplo, char transa, char diag, int64_t m, i
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDtrsm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const double *)&alpha, (const double *)A, lda, (double *)B, ldb), "cublasDtrsm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, &alpha,
+                              (const double *)A, lda, (double *)B, ldb), "cublasDtrsm_v2_64");
     return st;
 }
 
@@ -1883,10 +2017,11 @@ int cufort_cuda_ctrsm(char side, char uplo, char transa, char diag, int64_t m, i
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasCtrsm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda, (cuComplex *)B,
-                              ldb), "cublasCtrsm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, alpha_aligned,
+                              (const cuComplex *)A, lda, (cuComplex *)B, ldb), "cublasCtrsm_v2_64");
     return st;
 }
 
@@ -1897,10 +2032,11 @@ int cufort_cuda_ztrsm(char side, char uplo, char transa, char diag, int64_t m, i
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasZtrsm_v2_64(h, cufort_cuda_side(side), cufort_cuda_fill(uplo),
-                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (cuDoubleComplex *)B, ldb), "cublasZtrsm_v2_64");
+                              cufort_cuda_op(transa), cufort_cuda_diag(diag), m, n, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, (cuDoubleComplex *)B, ldb), "cublasZtrsm_v2_64");
     return st;
 }
 
@@ -1912,10 +2048,9 @@ int cufort_cuda_sgemm_strided_batched(char transa, char transb, int64_t m, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSgemmStridedBatched_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const float *)&alpha, (const float *)A, lda, strideA,
-                              (const float *)B, ldb, strideB, (const float *)&beta, (float *)C, ldc,
-                              strideC, batch), "cublasSgemmStridedBatched_64");
+    st = cufort_cuda_status(cublasSgemmStridedBatched_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k, &alpha,
+                              (const float *)A, lda, strideA, (const float *)B, ldb, strideB, &beta,
+                              (float *)C, ldc, strideC, batch), "cublasSgemmStridedBatched_64");
     return st;
 }
 
@@ -1927,10 +2062,9 @@ int cufort_cuda_dgemm_strided_batched(char transa, char transb, int64_t m, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDgemmStridedBatched_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const double *)&alpha, (const double *)A, lda, strideA,
-                              (const double *)B, ldb, strideB, (const double *)&beta, (double *)C,
-                              ldc, strideC, batch), "cublasDgemmStridedBatched_64");
+    st = cufort_cuda_status(cublasDgemmStridedBatched_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k, &alpha,
+                              (const double *)A, lda, strideA, (const double *)B, ldb, strideB,
+                              &beta, (double *)C, ldc, strideC, batch), "cublasDgemmStridedBatched_64");
     return st;
 }
 
@@ -1943,10 +2077,14 @@ int cufort_cuda_cgemm_strided_batched(char transa, char transb, int64_t m, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasCgemmStridedBatched_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda, strideA,
-                              (const cuComplex *)B, ldb, strideB, (const cuComplex *)&beta,
-                              (cuComplex *)C, ldc, strideC, batch), "cublasCgemmStridedBatched_64");
+                              alpha_aligned, (const cuComplex *)A, lda, strideA,
+                              (const cuComplex *)B, ldb, strideB, beta_aligned, (cuComplex *)C, ldc,
+                              strideC, batch), "cublasCgemmStridedBatched_64");
     return st;
 }
 
@@ -1959,11 +2097,14 @@ int cufort_cuda_zgemm_strided_batched(char transa, char transb, int64_t m, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZgemmStridedBatched_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, k,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              strideA, (const cuDoubleComplex *)B, ldb, strideB,
-                              (const cuDoubleComplex *)&beta, (cuDoubleComplex *)C, ldc, strideC,
-                              batch), "cublasZgemmStridedBatched_64");
+                              alpha_aligned, (const cuDoubleComplex *)A, lda, strideA,
+                              (const cuDoubleComplex *)B, ldb, strideB, beta_aligned,
+                              (cuDoubleComplex *)C, ldc, strideC, batch), "cublasZgemmStridedBatched_64");
     return st;
 }
 
@@ -1973,9 +2114,8 @@ int cufort_cuda_sgeam(char transa, char transb, int64_t m, int64_t n, float alph
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n,
-                              (const float *)&alpha, (const float *)A, lda, (const float *)&beta,
-                              (const float *)B, ldb, (float *)C, ldc), "cublasSgeam_64");
+    st = cufort_cuda_status(cublasSgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, &alpha,
+                              (const float *)A, lda, &beta, (const float *)B, ldb, (float *)C, ldc), "cublasSgeam_64");
     return st;
 }
 
@@ -1985,9 +2125,9 @@ int cufort_cuda_dgeam(char transa, char transb, int64_t m, int64_t n, double alp
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n,
-                              (const double *)&alpha, (const double *)A, lda, (const double *)&beta,
-                              (const double *)B, ldb, (double *)C, ldc), "cublasDgeam_64");
+    st = cufort_cuda_status(cublasDgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, &alpha,
+                              (const double *)A, lda, &beta, (const double *)B, ldb, (double *)C,
+                              ldc), "cublasDgeam_64");
     return st;
 }
 
@@ -1998,10 +2138,13 @@ int cufort_cuda_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfl
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n,
-                              (const cuComplex *)&alpha, (const cuComplex *)A, lda,
-                              (const cuComplex *)&beta, (const cuComplex *)B, ldb, (cuComplex *)C,
-                              ldc), "cublasCgeam_64");
+    cuComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasCgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, alpha_aligned,
+                              (const cuComplex *)A, lda, beta_aligned, (const cuComplex *)B, ldb,
+                              (cuComplex *)C, ldc), "cublasCgeam_64");
     return st;
 }
 
@@ -2012,10 +2155,13 @@ int cufort_cuda_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdo
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n,
-                              (const cuDoubleComplex *)&alpha, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)&beta, (const cuDoubleComplex *)B, ldb,
-                              (cuDoubleComplex *)C, ldc), "cublasZgeam_64");
+    cuDoubleComplex alpha_aligned[1];
+    memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
+    cuDoubleComplex beta_aligned[1];
+    memcpy(beta_aligned, &beta, sizeof beta_aligned);
+    st = cufort_cuda_status(cublasZgeam_64(h, cufort_cuda_op(transa), cufort_cuda_op(transb), m, n, alpha_aligned,
+                              (const cuDoubleComplex *)A, lda, beta_aligned,
+                              (const cuDoubleComplex *)B, ldb, (cuDoubleComplex *)C, ldc), "cublasZgeam_64");
     return st;
 }
 

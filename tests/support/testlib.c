@@ -3,12 +3,14 @@
 #include "testlib.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int n_passed, n_failed;
+static const tl_ctx *current;                     /* the case running, for the crash report */
 
 /* ---- xerbla: the test's own wins over the library's weak one ------------------------------ */
 static struct {
@@ -81,6 +83,13 @@ static size_t type_size(int t)
 
 static int is_complex(int t) { return t == TL_C || t == TL_Z; }
 
+/* re + i*im without arithmetic, so NaN parts stay where they are put (CMPLX is not everywhere). */
+static double _Complex cmplx(double re, double im)
+{
+    union { double _Complex z; double part[2]; } u = {.part = {re, im}};
+    return u.z;
+}
+
 static double _Complex get(int t, const void *p, int64_t i)
 {
     switch (t) {
@@ -124,6 +133,7 @@ int64_t tl_extent_bmat(int64_t rows, int64_t cols, int64_t ld, int64_t stride, i
 void tl_begin(tl_ctx *X, const char *variant, int prec, const tl_case *tc, int result)
 {
     memset(X, 0, sizeof *X);
+    current = X;
     X->tc = tc;
     X->variant = variant;
     X->prec = prec;
@@ -208,7 +218,7 @@ void tl_fill(tl_ctx *X)
         for (int64_t i = 0; i < a->total; i++) {
             double re = poison ? NAN : nonzero(X);
             double im = poison ? NAN : is_complex(a->type) ? nonzero(X) : 0;
-            put(a->type, a->host, i, is_complex(a->type) ? CMPLX(re, im) : re);
+            put(a->type, a->host, i, is_complex(a->type) ? cmplx(re, im) : re);
         }
     }
 }
@@ -219,7 +229,7 @@ void tl_positive(tl_array *a)
 {
     for (int64_t i = 0; i < a->total; i++) {
         double _Complex v = get(a->type, a->host, i);
-        put(a->type, a->host, i, CMPLX(fabs(creal(v)), fabs(cimag(v))));
+        put(a->type, a->host, i, cmplx(fabs(creal(v)), fabs(cimag(v))));
     }
 }
 
@@ -543,9 +553,26 @@ void tl_finish(tl_ctx *X)
 }
 
 /* ---- run --------------------------------------------------------------------------------- */
+/* A crash is one more failure, named after the case that crashed; the summary still comes out. */
+static void on_crash(int sig)
+{
+    const tl_ctx *X = current;
+    printf("FAIL %s %s %s: crashed (signal %d)\n", TL_LAYER, X ? X->variant : "-",
+           X ? X->tc->name : "-", sig);
+    n_failed++;
+    tl_summary();
+    fflush(stdout);
+    _Exit(1);
+}
+
 void tl_init(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    signal(SIGSEGV, on_crash);
+    signal(SIGBUS, on_crash);
+    signal(SIGFPE, on_crash);
+    signal(SIGILL, on_crash);
+    signal(SIGABRT, on_crash);
 #if TL_F77
     int st = cublas_init_();
 #else
