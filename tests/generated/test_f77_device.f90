@@ -5169,7 +5169,7 @@ end subroutine t_ztrsm
 program test_f77_device
   use f77_test_support
   implicit none
-  integer :: nfail = 0, st, cublas_init
+  integer :: nfail = 0, st, cublas_init, cublas_shutdown
   st = cublas_init()
   call t_isamax(nfail)
   call t_idamax(nfail)
@@ -5315,6 +5315,11 @@ program test_f77_device
   call t_dtrsm(nfail)
   call t_ctrsm(nfail)
   call t_ztrsm(nfail)
+  st = cublas_shutdown()   ! returns every device allocation: a clean leak check
+  if (st /= 0) then
+    write(*, '(a, i0)') 'FAIL shutdown: status ', st
+    failures = failures + 1
+  end if
   write(*, '(i0, a, i0, a)') checks - failures, ' passed, ', failures, ' failed'
   if (failures > 0) error stop 1
 end program test_f77_device
