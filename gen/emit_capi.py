@@ -122,7 +122,7 @@ IO = {"in": "CUFORT_IN", "out": "CUFORT_OUT", "inout": "CUFORT_INOUT"}
 def thunk_entry(r, v):
     name = f"cufort_{v.name}_host"
     body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";',
-            "    int st = CUFORT_SUCCESS;"] + check_call(r, v)
+            "    cufort_clear_error();", "    int st = CUFORT_SUCCESS;"] + check_call(r, v)
     body += null_checks(r) + quick(r)
     body += ["    cufort_thunk t;", "    st = cufort_thunk_begin(&t, fn);", "    if (st) return st;"]
     subst = {}

@@ -231,21 +231,22 @@ def capi_call(r, v):
     return pre + [f"    tl_capi_end(X, {call});"] + post
 
 
-def f77_args(r):
+def fortran_args(r, integer, scalar, array, hostref):
+    """Arguments in the Fortran convention: everything by reference, one hidden length per
+    character argument at the end; integer/scalar/array/hostref spell each kind's argument."""
     args, lens = [], []
     for a in r.args:
         if a.kind == "opt":
             args.append(f"&{a.name}")
             lens.append("(size_t)1")
-        elif a.kind == "int":
-            args.append(f"TL_I32({a.name})")
-        elif a.kind == "scalar":
-            args.append(f"&{a.name}")
-        elif a.kind == "hostref":
-            args.append(f"tl_ptr(a_{a.name})")
         else:
-            args.append(f"F77ARR(a_{a.name})")
+            spell = {"int": integer, "scalar": scalar, "array": array, "hostref": hostref}[a.kind]
+            args.append(spell.format(a.name))
     return args + lens
+
+
+def f77_args(r):
+    return fortran_args(r, "TL_I32({})", "&{}", "F77ARR(a_{})", "tl_ptr(a_{})")
 
 
 def f77_call(r, v):
@@ -259,18 +260,8 @@ def f77_call(r, v):
 
 def netlib_call(r, tv):
     """The netlib twin, Fortran convention; its function value goes to testlib."""
-    args, lens = [], []
-    for a in r.args:
-        if a.kind == "opt":
-            args.append(f"&{a.name}")
-            lens.append("(size_t)1")
-        elif a.kind == "int":
-            args.append(f"TL_INT({a.name})")
-        elif a.kind == "scalar":
-            args.append(f"&r_{a.name}")
-        else:
-            args.append(f"tl_ref(a_{a.name})")
-    call = f"{tv.name}_({', '.join(args + lens)})"
+    args = fortran_args(r, "TL_INT({})", "&r_{}", "tl_ref(a_{})", "tl_ref(a_{})")
+    call = f"{tv.name}_({', '.join(args)})"
     if r.result == "I":
         return [], f"tl_riresult(X, (int64_t){call} - 1)"
     return [], f"tl_rresult(X, {call})" if r.result else call

@@ -21,6 +21,7 @@ int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
 int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamax_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -50,6 +51,7 @@ int cufort_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
 int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamax_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -79,6 +81,7 @@ int cufort_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *resu
 int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamax_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -108,6 +111,7 @@ int cufort_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *res
 int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamax_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -137,6 +141,7 @@ int cufort_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
 int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamin_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -166,6 +171,7 @@ int cufort_idamin(int64_t n, const double *x, int64_t incx, int64_t *result)
 int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamin_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -195,6 +201,7 @@ int cufort_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *resu
 int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamin_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -224,6 +231,7 @@ int cufort_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *res
 int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamin_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -253,6 +261,7 @@ int cufort_sasum(int64_t n, const float *x, int64_t incx, float *result)
 int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_sasum_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -282,6 +291,7 @@ int cufort_dasum(int64_t n, const double *x, int64_t incx, double *result)
 int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dasum_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -311,6 +321,7 @@ int cufort_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result
 int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scasum_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -340,6 +351,7 @@ int cufort_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *resu
 int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dzasum_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -370,6 +382,7 @@ int cufort_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y,
 int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_saxpy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -402,6 +415,7 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
                       int64_t incy)
 {
     static const char fn[] = "cufort_daxpy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -435,6 +449,7 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
                       cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_caxpy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -468,6 +483,7 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zaxpy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -499,6 +515,7 @@ int cufort_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy
 int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_scopy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -530,6 +547,7 @@ int cufort_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t in
 int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dcopy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -562,6 +580,7 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_ccopy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -594,6 +613,7 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
                       int64_t incy)
 {
     static const char fn[] = "cufort_zcopy_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -627,6 +647,7 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
                      float *result)
 {
     static const char fn[] = "cufort_sdot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -662,6 +683,7 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
                      double *result)
 {
     static const char fn[] = "cufort_ddot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -697,6 +719,7 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
                       int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotu_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -732,6 +755,7 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
                       int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotu_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -767,6 +791,7 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
                       int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotc_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -802,6 +827,7 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
                       int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotc_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -833,6 +859,7 @@ int cufort_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_snrm2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -862,6 +889,7 @@ int cufort_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dnrm2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -891,6 +919,7 @@ int cufort_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result
 int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scnrm2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -920,6 +949,7 @@ int cufort_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *resu
 int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dznrm2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -950,6 +980,7 @@ int cufort_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float
 int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
 {
     static const char fn[] = "cufort_srot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -981,6 +1012,7 @@ int cufort_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, dou
 int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
 {
     static const char fn[] = "cufort_drot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1014,6 +1046,7 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
                       float c, float s)
 {
     static const char fn[] = "cufort_csrot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1047,6 +1080,7 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
                       double c, double s)
 {
     static const char fn[] = "cufort_zdrot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1080,6 +1114,7 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
                      float c, cufort_cfloat s)
 {
     static const char fn[] = "cufort_crot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1113,6 +1148,7 @@ int cufort_zrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
                      double c, cufort_cdouble s)
 {
     static const char fn[] = "cufort_zrot_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1143,6 +1179,7 @@ int cufort_srotg(float *a, float *b, float *c, float *s)
 int cufort_srotg_host(float *a, float *b, float *c, float *s)
 {
     static const char fn[] = "cufort_srotg_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
     if (!b) return cufort_null_arg(fn, "b");
@@ -1173,6 +1210,7 @@ int cufort_drotg(double *a, double *b, double *c, double *s)
 int cufort_drotg_host(double *a, double *b, double *c, double *s)
 {
     static const char fn[] = "cufort_drotg_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
     if (!b) return cufort_null_arg(fn, "b");
@@ -1203,6 +1241,7 @@ int cufort_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 int cufort_crotg_host(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 {
     static const char fn[] = "cufort_crotg_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
     if (!b) return cufort_null_arg(fn, "b");
@@ -1233,6 +1272,7 @@ int cufort_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble
 int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
 {
     static const char fn[] = "cufort_zrotg_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
     if (!b) return cufort_null_arg(fn, "b");
@@ -1265,6 +1305,7 @@ int cufort_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, cons
 int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
     static const char fn[] = "cufort_srotm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
@@ -1299,6 +1340,7 @@ int cufort_drotm_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
                       const double *param)
 {
     static const char fn[] = "cufort_drotm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
@@ -1331,6 +1373,7 @@ int cufort_srotmg(float *d1, float *d2, float *x1, const float *y1, float *param
 int cufort_srotmg_host(float *d1, float *d2, float *x1, const float *y1, float *param)
 {
     static const char fn[] = "cufort_srotmg_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!d1) return cufort_null_arg(fn, "d1");
     if (!d2) return cufort_null_arg(fn, "d2");
@@ -1363,6 +1406,7 @@ int cufort_drotmg(double *d1, double *d2, double *x1, const double *y1, double *
 int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, double *param)
 {
     static const char fn[] = "cufort_drotmg_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!d1) return cufort_null_arg(fn, "d1");
     if (!d2) return cufort_null_arg(fn, "d2");
@@ -1393,6 +1437,7 @@ int cufort_sscal(int64_t n, float alpha, float *x, int64_t incx)
 int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_sscal_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1420,6 +1465,7 @@ int cufort_dscal(int64_t n, double alpha, double *x, int64_t incx)
 int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dscal_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1447,6 +1493,7 @@ int cufort_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_cscal_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1474,6 +1521,7 @@ int cufort_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t inc
 int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zscal_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1501,6 +1549,7 @@ int cufort_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_csscal_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1528,6 +1577,7 @@ int cufort_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zdscal_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1557,6 +1607,7 @@ int cufort_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sswap_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1588,6 +1639,7 @@ int cufort_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dswap_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1619,6 +1671,7 @@ int cufort_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, in
 int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cswap_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1650,6 +1703,7 @@ int cufort_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, 
 int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zswap_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
     cufort_thunk t;
@@ -1701,6 +1755,7 @@ int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sgbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
@@ -1756,6 +1811,7 @@ int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dgbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
@@ -1811,6 +1867,7 @@ int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       cufort_cfloat beta, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cgbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
@@ -1866,6 +1923,7 @@ int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zgbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
@@ -1917,6 +1975,7 @@ int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float
                       const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sgemv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
@@ -1967,6 +2026,7 @@ int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const doub
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dgemv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
@@ -2019,6 +2079,7 @@ int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
                       cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cgemv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
@@ -2072,6 +2133,7 @@ int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
                       cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zgemv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
@@ -2122,6 +2184,7 @@ int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t 
                      int64_t incy, float *A, int64_t lda)
 {
     static const char fn[] = "cufort_sger_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sger(fn, m, n, incx, incy, lda);
     if (st) return st;
@@ -2171,6 +2234,7 @@ int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_
                      const double *y, int64_t incy, double *A, int64_t lda)
 {
     static const char fn[] = "cufort_dger_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dger(fn, m, n, incx, incy, lda);
     if (st) return st;
@@ -2221,6 +2285,7 @@ int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_cgeru_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgeru(fn, m, n, incx, incy, lda);
     if (st) return st;
@@ -2272,6 +2337,7 @@ int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_cgerc_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgerc(fn, m, n, incx, incy, lda);
     if (st) return st;
@@ -2323,6 +2389,7 @@ int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zgeru_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgeru(fn, m, n, incx, incy, lda);
     if (st) return st;
@@ -2374,6 +2441,7 @@ int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zgerc_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgerc(fn, m, n, incx, incy, lda);
     if (st) return st;
@@ -2425,6 +2493,7 @@ int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float 
                       const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_ssbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
@@ -2475,6 +2544,7 @@ int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const doubl
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dsbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
@@ -2523,6 +2593,7 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
                       int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sspmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sspmv(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -2571,6 +2642,7 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
                       int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dspmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dspmv(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -2614,6 +2686,7 @@ int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
 int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *AP)
 {
     static const char fn[] = "cufort_sspr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sspr(fn, uplo, n, incx);
     if (st) return st;
@@ -2655,6 +2728,7 @@ int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
 int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *AP)
 {
     static const char fn[] = "cufort_dspr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dspr(fn, uplo, n, incx);
     if (st) return st;
@@ -2701,6 +2775,7 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
                       const float *y, int64_t incy, float *AP)
 {
     static const char fn[] = "cufort_sspr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sspr2(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -2749,6 +2824,7 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
                       const double *y, int64_t incy, double *AP)
 {
     static const char fn[] = "cufort_dspr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dspr2(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -2798,6 +2874,7 @@ int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t
                       int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_ssymv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
@@ -2847,6 +2924,7 @@ int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dsymv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
@@ -2898,6 +2976,7 @@ int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_csymv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
@@ -2950,6 +3029,7 @@ int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zsymv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
@@ -2997,6 +3077,7 @@ int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
                      int64_t lda)
 {
     static const char fn[] = "cufort_ssyr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr(fn, uplo, n, incx, lda);
     if (st) return st;
@@ -3041,6 +3122,7 @@ int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_
                      int64_t lda)
 {
     static const char fn[] = "cufort_dsyr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr(fn, uplo, n, incx, lda);
     if (st) return st;
@@ -3085,6 +3167,7 @@ int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
                      cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_csyr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr(fn, uplo, n, incx, lda);
     if (st) return st;
@@ -3130,6 +3213,7 @@ int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
                      int64_t incx, cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zsyr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr(fn, uplo, n, incx, lda);
     if (st) return st;
@@ -3178,6 +3262,7 @@ int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
                       const float *y, int64_t incy, float *A, int64_t lda)
 {
     static const char fn[] = "cufort_ssyr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
@@ -3227,6 +3312,7 @@ int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64
                       const double *y, int64_t incy, double *A, int64_t lda)
 {
     static const char fn[] = "cufort_dsyr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
@@ -3277,6 +3363,7 @@ int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_csyr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
@@ -3328,6 +3415,7 @@ int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zsyr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
@@ -3378,6 +3466,7 @@ int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_stbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3425,6 +3514,7 @@ int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3472,6 +3562,7 @@ int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3520,6 +3611,7 @@ int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3568,6 +3660,7 @@ int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_stbsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3615,6 +3708,7 @@ int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtbsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3662,6 +3756,7 @@ int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctbsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3710,6 +3805,7 @@ int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztbsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
@@ -3756,6 +3852,7 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
                       int64_t incx)
 {
     static const char fn[] = "cufort_stpmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -3801,6 +3898,7 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
                       int64_t incx)
 {
     static const char fn[] = "cufort_dtpmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -3846,6 +3944,7 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctpmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -3891,6 +3990,7 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztpmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -3936,6 +4036,7 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
                       int64_t incx)
 {
     static const char fn[] = "cufort_stpsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -3981,6 +4082,7 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
                       int64_t incx)
 {
     static const char fn[] = "cufort_dtpsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -4026,6 +4128,7 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctpsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -4071,6 +4174,7 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztpsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
@@ -4117,6 +4221,7 @@ int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *
                       float *x, int64_t incx)
 {
     static const char fn[] = "cufort_strmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4163,6 +4268,7 @@ int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double 
                       double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtrmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4209,6 +4315,7 @@ int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctrmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4256,6 +4363,7 @@ int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztrmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4303,6 +4411,7 @@ int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *
                       float *x, int64_t incx)
 {
     static const char fn[] = "cufort_strsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4349,6 +4458,7 @@ int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double 
                       double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtrsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4395,6 +4505,7 @@ int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctrsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4442,6 +4553,7 @@ int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztrsv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
@@ -4492,6 +4604,7 @@ int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_chemv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
@@ -4544,6 +4657,7 @@ int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zhemv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
@@ -4597,6 +4711,7 @@ int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
                       cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_chbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
@@ -4650,6 +4765,7 @@ int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zhbmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
@@ -4701,6 +4817,7 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_chpmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chpmv(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -4751,6 +4868,7 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incy)
 {
     static const char fn[] = "cufort_zhpmv_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhpmv(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -4797,6 +4915,7 @@ int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
                      cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_cher_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher(fn, uplo, n, incx, lda);
     if (st) return st;
@@ -4842,6 +4961,7 @@ int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
                      cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zher_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher(fn, uplo, n, incx, lda);
     if (st) return st;
@@ -4891,6 +5011,7 @@ int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_cher2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
@@ -4942,6 +5063,7 @@ int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zher2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
@@ -4988,6 +5110,7 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
                      cufort_cfloat *AP)
 {
     static const char fn[] = "cufort_chpr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chpr(fn, uplo, n, incx);
     if (st) return st;
@@ -5031,6 +5154,7 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
                      cufort_cdouble *AP)
 {
     static const char fn[] = "cufort_zhpr_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhpr(fn, uplo, n, incx);
     if (st) return st;
@@ -5077,6 +5201,7 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incx, const cufort_cfloat *y, int64_t incy, cufort_cfloat *AP)
 {
     static const char fn[] = "cufort_chpr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chpr2(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -5125,6 +5250,7 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incx, const cufort_cdouble *y, int64_t incy, cufort_cdouble *AP)
 {
     static const char fn[] = "cufort_zhpr2_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhpr2(fn, uplo, n, incx, incy);
     if (st) return st;
@@ -5179,6 +5305,7 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       int64_t ldc)
 {
     static const char fn[] = "cufort_sgemm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -5234,6 +5361,7 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dgemm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -5289,6 +5417,7 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgemm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -5345,6 +5474,7 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       int64_t ldc)
 {
     static const char fn[] = "cufort_zgemm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -5401,6 +5531,7 @@ int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
                         int64_t ldc)
 {
     static const char fn[] = "cufort_cgemm3m_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -5457,6 +5588,7 @@ int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
                         int64_t ldc)
 {
     static const char fn[] = "cufort_zgemm3m_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -5509,6 +5641,7 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
                       int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssymm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -5561,6 +5694,7 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
                       int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsymm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -5615,6 +5749,7 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csymm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -5669,6 +5804,7 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
                       cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsymm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -5723,6 +5859,7 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_chemm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -5777,6 +5914,7 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
                       cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zhemm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -5826,6 +5964,7 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
                       int64_t lda, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyrk_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
@@ -5873,6 +6012,7 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
                       int64_t lda, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsyrk_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
@@ -5922,6 +6062,7 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
                       int64_t ldc)
 {
     static const char fn[] = "cufort_csyrk_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
@@ -5971,6 +6112,7 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
                       int64_t ldc)
 {
     static const char fn[] = "cufort_zsyrk_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
@@ -6018,6 +6160,7 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
                       const cufort_cfloat *A, int64_t lda, float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cherk_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
@@ -6066,6 +6209,7 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
                       int64_t ldc)
 {
     static const char fn[] = "cufort_zherk_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
@@ -6116,6 +6260,7 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyr2k_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6169,6 +6314,7 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
                        int64_t ldc)
 {
     static const char fn[] = "cufort_dsyr2k_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6223,6 +6369,7 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csyr2k_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6277,6 +6424,7 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsyr2k_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6331,6 +6479,7 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cher2k_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6385,6 +6534,7 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zher2k_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6437,6 +6587,7 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyrkx_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6490,6 +6641,7 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
                        int64_t ldc)
 {
     static const char fn[] = "cufort_dsyrkx_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6544,6 +6696,7 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csyrkx_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6598,6 +6751,7 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsyrkx_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6652,6 +6806,7 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cherkx_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6706,6 +6861,7 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zherkx_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
@@ -6757,6 +6913,7 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       float alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
     static const char fn[] = "cufort_strmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -6805,6 +6962,7 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
     static const char fn[] = "cufort_dtrmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -6855,6 +7013,7 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ctrmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -6906,6 +7065,7 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ztrmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -6955,6 +7115,7 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       float alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
     static const char fn[] = "cufort_strsm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -7003,6 +7164,7 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
     static const char fn[] = "cufort_dtrsm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -7053,6 +7215,7 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ctrsm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -7104,6 +7267,7 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ztrsm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
@@ -7165,6 +7329,7 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       float *C, int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_sgemm_strided_batched_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
@@ -7227,6 +7392,7 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       double *C, int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_dgemm_strided_batched_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
@@ -7291,6 +7457,7 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_cgemm_strided_batched_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
@@ -7355,6 +7522,7 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_zgemm_strided_batched_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
@@ -7408,6 +7576,7 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
                       int64_t lda, float beta, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_sgeam_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -7463,6 +7632,7 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
                       int64_t lda, double beta, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dgeam_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -7520,6 +7690,7 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
                       const cufort_cfloat *B, int64_t ldb, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgeam_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -7578,6 +7749,7 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
                       const cufort_cdouble *B, int64_t ldb, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zgeam_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgeam(fn, transa, transb, m, n, lda, ldb, ldc);
     if (st) return st;
@@ -7631,6 +7803,7 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
                       int64_t incx, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_sdgmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
@@ -7681,6 +7854,7 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
                       int64_t incx, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ddgmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
@@ -7731,6 +7905,7 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
                       const cufort_cfloat *x, int64_t incx, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cdgmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
@@ -7781,6 +7956,7 @@ int cufort_zdgmm_host(char side, int64_t m, int64_t n, const cufort_cdouble *A, 
                       const cufort_cdouble *x, int64_t incx, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zdgmm_host";
+    cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
