@@ -63,16 +63,18 @@ CORE_SRCS := $(sort $(wildcard c_wrappers/core/*.c c_wrappers/thunk/*.c c_wrappe
              $(wildcard c_wrappers/generated/blas_api.c c_wrappers/generated/blas_cuda.c \
                c_wrappers/generated/blas_host.c)
 KERNEL_SRCS := $(sort $(wildcard kernels/*.cu))
-F77_COMMON_SRCS := $(sort $(wildcard c_wrappers/f77/*.c))
-F77_DEVICE_SRCS := $(wildcard c_wrappers/generated/f77_device.c)
-F77_THUNK_SRCS := $(wildcard c_wrappers/generated/f77_thunking.c)
+# c_wrappers/f77/*_device.c go into libcufort_f77 only, *_thunking.c into libcufort_f77_thunking only,
+# every other c_wrappers/f77/*.c into both.
+F77_DEVICE_SRCS := $(sort $(wildcard c_wrappers/generated/f77_device.c c_wrappers/f77/*_device.c))
+F77_THUNK_SRCS := $(sort $(wildcard c_wrappers/generated/f77_thunking.c c_wrappers/f77/*_thunking.c))
+F77_COMMON_SRCS := $(filter-out $(F77_DEVICE_SRCS) $(F77_THUNK_SRCS),$(sort $(wildcard c_wrappers/f77/*.c)))
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 TEST_BLAS_SRC := $(wildcard tests/generated/test_blas.c)
 HAND_TEST_SRCS := $(sort $(wildcard tests/test_*.c))
-HEADERS := c_wrappers/include/cufort.h c_wrappers/include/cufort_blas.h
+HEADERS := $(sort $(wildcard c_wrappers/include/*.h))
 
 INCDIRS := c_wrappers/include c_wrappers/core c_wrappers/thunk c_wrappers/host c_wrappers/cuda \
-           c_wrappers/generated c_wrappers/f77
+           c_wrappers/generated c_wrappers/f77 kernels
 
 OBJ := $(BUILD)/obj
 LIB := $(BUILD)/lib
@@ -95,8 +97,10 @@ GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
            -gencode arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH)
 ALL_NVCCFLAGS = $(NVCCFLAGS) $(GENCODE) -Xcompiler -fPIC,-Wall $(addprefix -I,$(INCDIRS)) -MMD -MP
 
-CUDA_LIBS = -L$(CUDA_LIBDIR) -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
-CORE_LDLIBS = $(CUDA_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -ldl -lpthread -lm
+CUDA_LIBS = -L$(CUDA_LIBDIR) -lcufft -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
+# FFTW3 is the host backend's FFT (single and double precision libraries).
+FFTW_LIBS = -lfftw3f -lfftw3
+CORE_LDLIBS = $(CUDA_LIBS) $(FFTW_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -ldl -lpthread -lm
 
 # Fortran flags of the examples that call cufort, matched to the F77 layer's external names and
 # INTEGER size (CPU_FFLAGS: those that call the CPU BLAS only).
@@ -194,9 +198,10 @@ LAYER_DEPLIBS_f77_thunking := $(LIB)/libcufort_f77_thunking.so $(LIB)/libcufort.
 TEST_CFLAGS = $(ALL_CFLAGS) -Itests/support -Itests
 # The oracle comes after the cufort libraries: reference BLAS names are resolved from it.
 TEST_LDLIBS = $(RPATH_BIN) $(ORACLE_BLAS) -lgfortran -L$(CUDA_LIBDIR) -Wl,--as-needed -lcudart \
-              -Wl,--no-as-needed -Wl,-rpath,$(CUDA_LIBDIR) -lm -pthread
+              $(FFTW_LIBS) -Wl,--no-as-needed -Wl,-rpath,$(CUDA_LIBDIR) -lm -pthread
 # Fortran test drivers pass one buffer as several types to cublas_set_vector (as fortran.c allows).
-TEST_FFLAGS = $(FFLAGS) -fallow-argument-mismatch -w $(F77_FC_FLAGS)
+# -I/usr/include: fftw3.f, for tests that call FFTW through its Fortran interface
+TEST_FFLAGS = $(FFLAGS) -fallow-argument-mismatch -w $(F77_FC_FLAGS) -I/usr/include
 
 BLAS_TEST_BINS := $(if $(TEST_BLAS_SRC),$(patsubst %,$(TESTBIN)/test_blas_%,$(TEST_LAYERS)))
 HAND_TEST_BINS := $(patsubst tests/%.c,$(TESTBIN)/%,$(HAND_TEST_SRCS))
@@ -238,7 +243,7 @@ $(F90_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) \
                   $$(LAYER_DEPLIBS_$$(call name_layer,$$*)) $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OBJ)/tests/mod/$*
 	$(FC) $(TEST_FFLAGS) -J$(OBJ)/tests/mod/$* -o $@ $(filter %.f90,$^) \
-	    -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(RPATH_BIN) $(ORACLE_BLAS) -lm
+	    -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(RPATH_BIN) $(ORACLE_BLAS) $(FFTW_LIBS) -lm
 
 tests: $(TEST_BINS)
 

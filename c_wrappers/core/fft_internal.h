@@ -1,0 +1,49 @@
+/* fft_internal.h — what the FFT C ABI shares with the two FFT backends (cuFFT, FFTW3). */
+#ifndef CUFORT_FFT_INTERNAL_H
+#define CUFORT_FFT_INTERNAL_H
+
+#include "internal.h"
+
+/* One side (input or output) of an execution: logical sizes and where element (i0,i1,i2) of batch b
+ * lives: b*dist + stride*((i0*embed[1] + i1)*embed[2] + i2).  Always 3-D: lower ranks are padded at
+ * the front with size 1. */
+typedef struct {
+    int64_t m[3], embed[3], stride, dist;
+    int complex_side;            /* elements are complex (two reals) */
+} cufort_fft_side;
+
+struct cufort_fft_plan_s {
+    int type, rank, normalize;
+    int64_t n[3], batch;         /* C order, rank entries used */
+    int advanced;                /* embeds given: the layout below is the caller's */
+    int64_t inembed[3], istride, idist, onembed[3], ostride, odist;
+    cufort_stream stream;
+    void *backend;               /* cufftHandle box (cuda) or FFTW plans (host) */
+};
+
+typedef struct {
+    int (*create)(struct cufort_fft_plan_s *p);
+    void (*destroy)(struct cufort_fft_plan_s *p);
+    int (*exec)(struct cufort_fft_plan_s *p, const void *in, void *out, int direction,
+                const cufort_fft_side *in_side, const cufort_fft_side *out_side);
+    /* out *= factor over every logical element of the side */
+    int (*scale)(struct cufort_fft_plan_s *p, void *out, const cufort_fft_side *side, double factor);
+} cufort_fft_backend;
+
+extern const cufort_fft_backend cufort_cuda_fft;
+extern const cufort_fft_backend cufort_host_fft;
+
+static inline int cufort_fft_double(int type)
+{
+    return type == CUFORT_FFT_Z2Z || type == CUFORT_FFT_D2Z || type == CUFORT_FFT_Z2D;
+}
+static inline int cufort_fft_real_in(int type)
+{
+    return type == CUFORT_FFT_R2C || type == CUFORT_FFT_D2Z;
+}
+static inline int cufort_fft_real_out(int type)
+{
+    return type == CUFORT_FFT_C2R || type == CUFORT_FFT_Z2D;
+}
+
+#endif

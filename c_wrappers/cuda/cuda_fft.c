@@ -1,0 +1,92 @@
+/* cuda_fft.c — the cuda backend of the FFT plans: cuFFT's 64-bit plan API. */
+#include <cufft.h>
+#include <stdlib.h>
+
+#include "cuda_internal.h"
+#include "fft_internal.h"
+#include "fft_scale.h"
+
+static int cufft_status(cufftResult r, const char *call)
+{
+    if (r == CUFFT_SUCCESS)
+        return CUFORT_SUCCESS;
+    int st = r == CUFFT_ALLOC_FAILED ? CUFORT_ALLOC_FAILED
+             : r == CUFFT_INVALID_VALUE || r == CUFFT_INVALID_SIZE || r == CUFFT_INVALID_TYPE
+                 ? CUFORT_INVALID_VALUE
+             : r == CUFFT_NOT_SUPPORTED ? CUFORT_NOT_SUPPORTED
+                                        : CUFORT_EXECUTION_FAILED;
+    return cufort_fail(st, "%s failed: cufftResult %d", call, (int)r);
+}
+
+static int cuda_create(struct cufort_fft_plan_s *p)
+{
+    int st = cufort_cuda_bind_thread();
+    if (st)
+        return st;
+    cufftHandle *h = malloc(sizeof *h);
+    if (!h)
+        return cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+    if ((st = cufft_status(cufftCreate(h), "cufftCreate"))) {
+        free(h);
+        return st;
+    }
+    long long n[3], ie[3], oe[3];
+    for (int i = 0; i < p->rank; i++) {
+        n[i] = p->n[i];
+        ie[i] = p->inembed[i];
+        oe[i] = p->onembed[i];
+    }
+    size_t work;
+    st = cufft_status(cufftMakePlanMany64(*h, p->rank, n, p->advanced ? ie : NULL, p->istride,
+                                          p->idist, p->advanced ? oe : NULL, p->ostride, p->odist,
+                                          (cufftType)p->type, p->batch, &work),
+                      "cufftMakePlanMany64");
+    if (st) {
+        cufftDestroy(*h);
+        free(h);
+        return st;
+    }
+    p->backend = h;
+    return CUFORT_SUCCESS;
+}
+
+static void cuda_destroy(struct cufort_fft_plan_s *p)
+{
+    if (p->backend) {
+        cufort_cuda_bind_thread();
+        cufftDestroy(*(cufftHandle *)p->backend);
+        free(p->backend);
+        p->backend = NULL;
+    }
+}
+
+static int cuda_exec(struct cufort_fft_plan_s *p, const void *in, void *out, int direction,
+                     const cufort_fft_side *is, const cufort_fft_side *os)
+{
+    (void)is, (void)os;
+    int st = cufort_cuda_bind_thread();
+    cufftHandle h = *(cufftHandle *)p->backend;
+    if (!st)
+        st = cufft_status(cufftSetStream(h, (cudaStream_t)p->stream), "cufftSetStream");
+    if (st)
+        return st;
+    void *i = (void *)in;   /* cuFFT's signatures are not const-correct */
+    switch (p->type) {
+    case CUFORT_FFT_C2C: return cufft_status(cufftExecC2C(h, i, out, direction), "cufftExecC2C");
+    case CUFORT_FFT_Z2Z: return cufft_status(cufftExecZ2Z(h, i, out, direction), "cufftExecZ2Z");
+    case CUFORT_FFT_R2C: return cufft_status(cufftExecR2C(h, i, out), "cufftExecR2C");
+    case CUFORT_FFT_D2Z: return cufft_status(cufftExecD2Z(h, i, out), "cufftExecD2Z");
+    case CUFORT_FFT_C2R: return cufft_status(cufftExecC2R(h, i, out), "cufftExecC2R");
+    default: return cufft_status(cufftExecZ2D(h, i, out), "cufftExecZ2D");
+    }
+}
+
+static int cuda_scale(struct cufort_fft_plan_s *p, void *out, const cufort_fft_side *s, double factor)
+{
+    return cufort_cuda_error((cudaError_t)cufort_launch_fft_scale(
+                                 out, cufort_fft_double(p->type) ? 8 : 4, s->complex_side ? 2 : 1,
+                                 s->m, s->embed, s->stride, s->dist, p->batch, factor, p->stream),
+                             "the FFT normalisation kernel");
+}
+
+const cufort_fft_backend cufort_cuda_fft = {cuda_create, cuda_destroy, cuda_exec, cuda_scale};

@@ -1,0 +1,81 @@
+/* f77_fft.c — legacy FFT plan names for Fortran (both F77 libraries).  Dimensions come in Fortran
+ * order (first index fastest) and are reversed here for the C ABI, which speaks cuFFT's C order:
+ * a Fortran array a(nx, ny) is planned with cufft_plan2d(plan, nx, ny, type).  Functions return a
+ * cufort status (0 = success); plans are integer*8 handles. */
+#include "f77_fft.h"
+#include "internal.h"
+
+f77_int F77_NAME(cufft_plan1d, CUFFT_PLAN1D)(int64_t *plan, const f77_int *nx, const f77_int *type,
+                                             const f77_int *batch)
+{
+    cufort_fft_plan p = NULL;
+    int st = cufort_fft_plan_1d(&p, *type, *nx, *batch);
+    *plan = (int64_t)(intptr_t)p;
+    return st;
+}
+
+f77_int F77_NAME(cufft_plan2d, CUFFT_PLAN2D)(int64_t *plan, const f77_int *nx, const f77_int *ny,
+                                             const f77_int *type)
+{
+    cufort_fft_plan p = NULL;
+    int st = cufort_fft_plan_2d(&p, *type, *ny, *nx);
+    *plan = (int64_t)(intptr_t)p;
+    return st;
+}
+
+f77_int F77_NAME(cufft_plan3d, CUFFT_PLAN3D)(int64_t *plan, const f77_int *nx, const f77_int *ny,
+                                             const f77_int *nz, const f77_int *type)
+{
+    cufort_fft_plan p = NULL;
+    int st = cufort_fft_plan_3d(&p, *type, *nz, *ny, *nx);
+    *plan = (int64_t)(intptr_t)p;
+    return st;
+}
+
+/* inembed(1) = 0 (and onembed likewise) asks for the basic layout, as NULL does in C. */
+f77_int F77_NAME(cufft_plan_many, CUFFT_PLAN_MANY)(int64_t *plan, const f77_int *rank,
+                                                   const f77_int *n, const f77_int *inembed,
+                                                   const f77_int *istride, const f77_int *idist,
+                                                   const f77_int *onembed, const f77_int *ostride,
+                                                   const f77_int *odist, const f77_int *type,
+                                                   const f77_int *batch)
+{
+    int r = *rank;
+    int64_t cn[3] = {0}, ci[3] = {0}, co[3] = {0};
+    for (int i = 0; i < r && i < 3; i++) {
+        cn[i] = n[r - 1 - i];
+        ci[i] = inembed[r - 1 - i];
+        co[i] = onembed[r - 1 - i];
+    }
+    int basic = inembed[0] == 0 || onembed[0] == 0;
+    cufort_fft_plan p = NULL;
+    int st = cufort_fft_plan_many(&p, *type, r > 3 ? 4 : r, cn, *batch, basic ? NULL : ci, *istride,
+                                  *idist, basic ? NULL : co, *ostride, *odist);
+    *plan = (int64_t)(intptr_t)p;
+    return st;
+}
+
+f77_int F77_NAME(cufft_destroy, CUFFT_DESTROY)(const int64_t *plan)
+{
+    return cufort_fft_destroy(cufort_f77_plan(*plan));
+}
+
+f77_int F77_NAME(cufft_set_stream, CUFFT_SET_STREAM)(const int64_t *plan, const int64_t *stream)
+{
+    return cufort_fft_set_stream(cufort_f77_plan(*plan), (cufort_stream)(intptr_t)*stream);
+}
+
+f77_int F77_NAME(cufft_set_normalize, CUFFT_SET_NORMALIZE)(const int64_t *plan, const f77_int *on)
+{
+    return cufort_fft_set_normalize(cufort_f77_plan(*plan), *on);
+}
+
+int cufort_f77_fft_type_is(int64_t plan, int type, const char *name)
+{
+    int actual = 0;
+    int st = cufort_fft_get_type(cufort_f77_plan(plan), &actual);
+    if (!st && actual != type)
+        st = cufort_fail(CUFORT_INVALID_VALUE, "%s: the plan is of cuFFT type %#x, not %#x", name,
+                         actual, type);
+    return st;
+}

@@ -1,0 +1,127 @@
+/* host_fft.c — the host backend of the FFT plans: FFTW3's advanced interface, with the layouts the
+ * C ABI resolved, so both backends read and write exactly the same elements.  An FFTW plan fixes
+ * in-place-ness and direction, so each cufort plan keeps up to four, made on first use. */
+#include <fftw3.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "fft_internal.h"
+#include "host_internal.h"
+
+static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
+
+typedef struct { void *plan[2][2]; } host_plans;   /* [in place][inverse] */
+
+static int host_create(struct cufort_fft_plan_s *p)
+{
+    p->backend = calloc(1, sizeof(host_plans));
+    return p->backend ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+}
+
+static void host_destroy(struct cufort_fft_plan_s *p)
+{
+    host_plans *hp = p->backend;
+    if (!hp)
+        return;
+    pthread_mutex_lock(&planner);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (hp->plan[i][j]) {
+                if (cufort_fft_double(p->type))
+                    fftw_destroy_plan(hp->plan[i][j]);
+                else
+                    fftwf_destroy_plan(hp->plan[i][j]);
+            }
+    pthread_mutex_unlock(&planner);
+    free(hp);
+    p->backend = NULL;
+}
+
+/* FFTW takes int sizes: the last `rank` dimensions of the 3-D side description. */
+typedef struct { int n[3], ie[3], oe[3], is, id, os, od, howmany; } fftw_dims;
+
+static int narrow(const struct cufort_fft_plan_s *p, const cufort_fft_side *is,
+                  const cufort_fft_side *os, fftw_dims *d)
+{
+    int st = CUFORT_SUCCESS;
+    for (int i = 0; i < p->rank && !st; i++) {
+        int k = 3 - p->rank + i;
+        if (!(st = cufort_host_int(&d->n[i], p->n[i], "n")) &&
+            !(st = cufort_host_int(&d->ie[i], is->embed[k], "inembed")))
+            st = cufort_host_int(&d->oe[i], os->embed[k], "onembed");
+    }
+    if (!st && !(st = cufort_host_int(&d->is, is->stride, "istride")) &&
+        !(st = cufort_host_int(&d->id, is->dist, "idist")) &&
+        !(st = cufort_host_int(&d->os, os->stride, "ostride")) &&
+        !(st = cufort_host_int(&d->od, os->dist, "odist")))
+        st = cufort_host_int(&d->howmany, p->batch, "batch");
+    return st;
+}
+
+#define FLAGS (FFTW_ESTIMATE | FFTW_UNALIGNED)
+
+/* One precision's plan-and-execute; X is fftw or fftwf, R its real type. */
+#define DEFINE_EXEC(X, R)                                                                          \
+    static int exec_##X(struct cufort_fft_plan_s *p, void **slot, const fftw_dims *d, void *in,    \
+                        void *out, int direction)                                                  \
+    {                                                                                              \
+        pthread_mutex_lock(&planner);                                                              \
+        if (!*slot) {                                                                              \
+            if (cufort_fft_real_in(p->type))                                                       \
+                *slot = X##_plan_many_dft_r2c(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id,  \
+                                              out, d->oe, d->os, d->od, FLAGS);                    \
+            else if (cufort_fft_real_out(p->type))                                                 \
+                *slot = X##_plan_many_dft_c2r(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id,  \
+                                              out, d->oe, d->os, d->od, FLAGS);                    \
+            else                                                                                   \
+                *slot = X##_plan_many_dft(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id, out, \
+                                          d->oe, d->os, d->od, direction, FLAGS);                  \
+        }                                                                                          \
+        pthread_mutex_unlock(&planner);                                                            \
+        if (!*slot)                                                                                \
+            return cufort_fail(CUFORT_NOT_SUPPORTED, "FFTW could not plan this transform");        \
+        if (cufort_fft_real_in(p->type))                                                           \
+            X##_execute_dft_r2c(*slot, in, out);                                                   \
+        else if (cufort_fft_real_out(p->type))                                                     \
+            X##_execute_dft_c2r(*slot, in, out);                                                   \
+        else                                                                                       \
+            X##_execute_dft(*slot, in, out);                                                       \
+        return CUFORT_SUCCESS;                                                                     \
+    }
+
+DEFINE_EXEC(fftw, double)
+DEFINE_EXEC(fftwf, float)
+
+static int host_exec(struct cufort_fft_plan_s *p, const void *in, void *out, int direction,
+                     const cufort_fft_side *is, const cufort_fft_side *os)
+{
+    fftw_dims d;
+    int st = narrow(p, is, os, &d);
+    if (st)
+        return st;
+    host_plans *hp = p->backend;
+    void **slot = &hp->plan[in == out][direction == CUFORT_FFT_INVERSE];
+    return cufort_fft_double(p->type) ? exec_fftw(p, slot, &d, (void *)in, out, direction)
+                                      : exec_fftwf(p, slot, &d, (void *)in, out, direction);
+}
+
+static int host_scale(struct cufort_fft_plan_s *p, void *out, const cufort_fft_side *s, double factor)
+{
+    int comps = s->complex_side ? 2 : 1;
+    for (int64_t b = 0; b < p->batch; b++)
+        for (int64_t i0 = 0; i0 < s->m[0]; i0++)
+            for (int64_t i1 = 0; i1 < s->m[1]; i1++)
+                for (int64_t i2 = 0; i2 < s->m[2]; i2++) {
+                    int64_t at = comps * (b * s->dist + s->stride * ((i0 * s->embed[1] + i1) * s->embed[2] + i2));
+                    for (int c = 0; c < comps; c++) {
+                        if (cufort_fft_double(p->type))
+                            ((double *)out)[at + c] *= factor;
+                        else
+                            ((float *)out)[at + c] *= (float)factor;
+                    }
+                }
+    return CUFORT_SUCCESS;
+}
+
+const cufort_fft_backend cufort_host_fft = {host_create, host_destroy, host_exec, host_scale};

@@ -1,0 +1,401 @@
+/* test_fft.c — FFT plans of the C ABI against FFTW3 computed in double precision.
+ * Each case lays random data (never zero) out as the plan's layout says, with NaN in every gap
+ * the transform must not read; runs the plan on device memory (cufort_fft_exec) and on host arrays
+ * (cufort_fft_exec_host); compares every logical output element with the oracle and checks that
+ * gaps of the output were left alone.  Also round trips, normalisation and the error paths. */
+#define _GNU_SOURCE
+#include <complex.h>
+#include <fftw3.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cufort.h"
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ull;
+static double uniform(void)   /* in ±[0.1, 1] */
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    double u = (double)(rng >> 11) / 9007199254740992.0;
+    return (u < 0.5 ? -1 : 1) * (0.1 + 0.9 * fabs(2 * u - 1));
+}
+
+typedef struct {
+    const char *name;
+    int type, rank, in_place, normalize;
+    int64_t n[3], batch;
+    int advanced;                 /* use the embeds/strides below */
+    int64_t ie[3], is, id, oe[3], os, od;
+} fcase;
+
+static int is_double(int t) { return t == CUFORT_FFT_Z2Z || t == CUFORT_FFT_D2Z || t == CUFORT_FFT_Z2D; }
+static int real_in(int t) { return t == CUFORT_FFT_R2C || t == CUFORT_FFT_D2Z; }
+static int real_out(int t) { return t == CUFORT_FFT_C2R || t == CUFORT_FFT_Z2D; }
+
+/* the test's own reading of a layout (independent of the library's) */
+typedef struct { int64_t m[3], e[3], stride, dist; int cplx; } side;
+
+static side layout(const fcase *c, int input)
+{
+    side s;
+    int real = input ? real_in(c->type) : real_out(c->type);
+    int half = !real && (real_in(c->type) || real_out(c->type));
+    for (int i = 0; i < 3; i++)
+        s.m[i] = i < 3 - c->rank ? 1 : c->n[i - (3 - c->rank)];
+    if (half)
+        s.m[2] = s.m[2] / 2 + 1;
+    s.cplx = !real;
+    if (c->advanced) {
+        const int64_t *e = input ? c->ie : c->oe;
+        for (int i = 0; i < 3; i++)
+            s.e[i] = i < 3 - c->rank ? 1 : e[i - (3 - c->rank)];
+        s.stride = input ? c->is : c->os;
+        s.dist = input ? c->id : c->od;
+    } else {
+        memcpy(s.e, s.m, sizeof s.e);
+        if (c->in_place && real)
+            s.e[2] = 2 * (s.m[2] / 2 + 1);
+        s.stride = 1;
+        s.dist = s.e[0] * s.e[1] * s.e[2];
+    }
+    return s;
+}
+
+static int64_t offset(const side *s, int64_t b, int64_t i0, int64_t i1, int64_t i2)
+{
+    return b * s->dist + s->stride * ((i0 * s->e[1] + i1) * s->e[2] + i2);
+}
+
+static int64_t span(const side *s, int64_t batch)
+{
+    return offset(s, batch - 1, s->m[0] - 1, s->m[1] - 1, s->m[2] - 1) + 1;
+}
+
+static int64_t count(const side *s) { return s->m[0] * s->m[1] * s->m[2]; }
+
+/* element access in the library's precision; reals counted in units of the real type */
+static double get(const void *buf, int dbl, int64_t i) { return dbl ? ((const double *)buf)[i] : ((const float *)buf)[i]; }
+static void put(void *buf, int dbl, int64_t i, double v)
+{
+    if (dbl)
+        ((double *)buf)[i] = v;
+    else
+        ((float *)buf)[i] = (float)v;
+}
+
+/* The oracle: one dense double-precision FFTW transform per batch. */
+static void oracle(const fcase *c, int direction, const double _Complex *in, double _Complex *out)
+{
+    int n[3];
+    for (int i = 0; i < c->rank; i++)
+        n[i] = (int)c->n[i];
+    side is = layout(c, 1), os = layout(c, 0);
+    for (int64_t b = 0; b < c->batch; b++) {
+        const double _Complex *x = in + b * count(&is);
+        double _Complex *y = out + b * count(&os);
+        fftw_plan p;
+        if (real_in(c->type)) {
+            double *r = fftw_malloc(sizeof *r * count(&is));
+            for (int64_t i = 0; i < count(&is); i++)
+                r[i] = creal(x[i]);
+            p = fftw_plan_dft_r2c(c->rank, n, r, (fftw_complex *)y, FFTW_ESTIMATE);
+            fftw_execute(p);
+            fftw_free(r);
+        } else if (real_out(c->type)) {
+            double *r = fftw_malloc(sizeof *r * count(&os));
+            fftw_complex *xc = fftw_malloc(sizeof *xc * count(&is));
+            memcpy(xc, x, sizeof *xc * count(&is));
+            p = fftw_plan_dft_c2r(c->rank, n, xc, r, FFTW_ESTIMATE);
+            fftw_execute(p);
+            for (int64_t i = 0; i < count(&os); i++)
+                y[i] = r[i];
+            fftw_free(r);
+            fftw_free(xc);
+        } else {
+            p = fftw_plan_dft(c->rank, n, (fftw_complex *)x, (fftw_complex *)y, direction, FFTW_ESTIMATE);
+            fftw_execute(p);
+        }
+        fftw_destroy_plan(p);
+    }
+    if (c->normalize && direction == CUFORT_FFT_INVERSE) {
+        double N = (double)(c->n[0] * (c->rank > 1 ? c->n[1] : 1) * (c->rank > 2 ? c->n[2] : 1));
+        for (int64_t i = 0; i < c->batch * count(&os); i++)
+            out[i] /= N;
+    }
+}
+
+/* Logical input values: random, and for complex-to-real the half-spectrum of a real signal (any
+ * other input has no single right answer: its non-Hermitian part is dropped differently). */
+static double _Complex *logical_input(const fcase *c)
+{
+    side is = layout(c, 1);
+    int64_t total = c->batch * count(&is);
+    double _Complex *x = malloc(sizeof *x * (size_t)total);
+    if (!real_out(c->type)) {
+        for (int64_t i = 0; i < total; i++)
+            x[i] = real_in(c->type) ? uniform() : uniform() + I * uniform();
+        return x;
+    }
+    fcase fwd = *c;
+    fwd.type = is_double(c->type) ? CUFORT_FFT_D2Z : CUFORT_FFT_R2C;
+    fwd.normalize = 0;
+    side rs = layout(&fwd, 1);
+    double _Complex *r = malloc(sizeof *r * (size_t)(c->batch * count(&rs)));
+    for (int64_t i = 0; i < c->batch * count(&rs); i++)
+        r[i] = uniform();
+    oracle(&fwd, CUFORT_FFT_FORWARD, r, x);
+    free(r);
+    return x;
+}
+
+/* Scatter logical values into a buffer in the side's layout; gaps hold NaN. */
+static void *scatter(const fcase *c, const side *s, const double _Complex *x, int64_t reals)
+{
+    int dbl = is_double(c->type);
+    void *buf = malloc((size_t)reals * (dbl ? 8 : 4));
+    for (int64_t i = 0; i < reals; i++)
+        put(buf, dbl, i, NAN);
+    int comps = s->cplx ? 2 : 1;
+    int64_t k = 0;
+    for (int64_t b = 0; b < c->batch; b++)
+        for (int64_t i0 = 0; i0 < s->m[0]; i0++)
+            for (int64_t i1 = 0; i1 < s->m[1]; i1++)
+                for (int64_t i2 = 0; i2 < s->m[2]; i2++, k++) {
+                    int64_t at = comps * offset(s, b, i0, i1, i2);
+                    put(buf, dbl, at, creal(x[k]));
+                    if (comps == 2)
+                        put(buf, dbl, at + 1, cimag(x[k]));
+                }
+    return buf;
+}
+
+/* Compares the logical elements; outside them (out of place) every real must still be NaN. */
+static void compare(const fcase *c, const char *mode, const side *s, const void *got, int64_t reals,
+                    const double _Complex *want)
+{
+    int dbl = is_double(c->type), comps = s->cplx ? 2 : 1;
+    char *logical = calloc((size_t)reals, 1);
+    double err = 0, norm = 0;
+    int64_t k = 0;
+    for (int64_t b = 0; b < c->batch; b++)
+        for (int64_t i0 = 0; i0 < s->m[0]; i0++)
+            for (int64_t i1 = 0; i1 < s->m[1]; i1++)
+                for (int64_t i2 = 0; i2 < s->m[2]; i2++, k++) {
+                    int64_t at = comps * offset(s, b, i0, i1, i2);
+                    double _Complex v = get(got, dbl, at) + (comps == 2 ? I * get(got, dbl, at + 1) : 0);
+                    err += pow(cabs(v - want[k]), 2);
+                    norm += pow(cabs(want[k]), 2);
+                    logical[at] = 1;
+                    if (comps == 2)
+                        logical[at + 1] = 1;
+                }
+    int64_t touched = 0;
+    if (!c->in_place)
+        for (int64_t i = 0; i < reals; i++)
+            touched += !logical[i] && !isnan(get(got, dbl, i));
+    double rel = sqrt(err / norm);
+    double n = (double)count(s) + 2;
+    double tol = (dbl ? 1e-14 : 2e-7) * 8 * log2(n);
+    CHECK(rel <= tol, ckf("%s %s values", c->name, mode), "relative error %.3g > %.3g", rel, tol);
+    CHECK(touched == 0, ckf("%s %s gaps untouched", c->name, mode), "%lld gap elements written",
+          (long long)touched);
+    free(logical);
+}
+
+static void run_case(const fcase *c, int direction)
+{
+    cufort_fft_plan plan;
+    int st = c->advanced
+                 ? cufort_fft_plan_many(&plan, c->type, c->rank, c->n, c->batch, c->ie, c->is, c->id,
+                                        c->oe, c->os, c->od)
+                 : cufort_fft_plan_many(&plan, c->type, c->rank, c->n, c->batch, NULL, 1, 0, NULL, 1, 0);
+    CHECK_OK(st, ckf("%s plan", c->name));
+    if (st)
+        return;
+    cufort_fft_set_normalize(plan, c->normalize);
+    side is = layout(c, 1), os = layout(c, 0);
+    int dbl = is_double(c->type), rb = dbl ? 8 : 4;
+    int64_t in_reals = span(&is, c->batch) * (is.cplx ? 2 : 1);
+    int64_t out_reals = span(&os, c->batch) * (os.cplx ? 2 : 1);
+    if (c->in_place)
+        in_reals = out_reals = in_reals > out_reals ? in_reals : out_reals;
+    int64_t ie, oe;
+    CHECK_OK(cufort_fft_extents(plan, c->in_place, &ie, &oe), ckf("%s extents", c->name));
+    CHECK(ie * (is.cplx ? 2 : 1) == span(&is, c->batch) * (is.cplx ? 2 : 1) &&
+              oe == span(&os, c->batch), ckf("%s extents agree", c->name),
+          "library %lld/%lld, test %lld/%lld", (long long)ie, (long long)oe,
+          (long long)span(&is, c->batch), (long long)span(&os, c->batch));
+
+    double _Complex *x = logical_input(c);
+    double _Complex *want = malloc(sizeof *want * (size_t)(c->batch * count(&os)));
+    oracle(c, direction, x, want);
+    void *in = scatter(c, &is, x, in_reals);
+
+    /* device pointers */
+    void *d_in = NULL, *d_out = NULL, *got = malloc((size_t)out_reals * rb);
+    for (int64_t i = 0; i < out_reals; i++)
+        put(got, dbl, i, NAN);
+    st = cufort_alloc(&d_in, in_reals * rb);
+    if (!st)
+        st = cufort_set_vector(in_reals, rb, in, 1, d_in, 1);
+    if (!st && !c->in_place && !(st = cufort_alloc(&d_out, out_reals * rb)))
+        st = cufort_set_vector(out_reals, rb, got, 1, d_out, 1);
+    if (!st)
+        st = cufort_fft_exec(plan, d_in, c->in_place ? d_in : d_out, direction);
+    CHECK_OK(st, ckf("%s device exec", c->name));
+    if (!st && !(st = cufort_get_vector(out_reals, rb, c->in_place ? d_in : d_out, 1, got, 1)))
+        compare(c, "device", &os, got, out_reals, want);
+    cufort_free(d_in);
+    cufort_free(d_out);
+
+    /* host arrays, thunked */
+    void *hin = scatter(c, &is, x, in_reals), *hout = c->in_place ? hin : malloc((size_t)out_reals * rb);
+    if (!c->in_place)
+        for (int64_t i = 0; i < out_reals; i++)
+            put(hout, dbl, i, NAN);
+    st = cufort_fft_exec_host(plan, hin, hout, direction);
+    CHECK_OK(st, ckf("%s host exec", c->name));
+    if (!st)
+        compare(c, "host-arrays", &os, hout, out_reals, want);
+    if (!c->in_place)
+        free(hout);
+    free(hin);
+    free(in);
+    free(got);
+    free(want);
+    free(x);
+    CHECK_OK(cufort_fft_destroy(plan), ckf("%s destroy", c->name));
+}
+
+static void transforms(void)
+{
+    /* name, type, rank, in place, normalise, batch, n...; then advanced layouts */
+#define BASIC(nm, t, r, ip, nz, b, ...)                                                          \
+    {.name = nm, .type = t, .rank = r, .in_place = ip, .normalize = nz, .batch = b, .n = {__VA_ARGS__}}
+#define ADVANCED(nm, t, r, nz, b, n_, ie_, is_, id_, oe_, os_, od_)                              \
+    {.name = nm, .type = t, .rank = r, .normalize = nz, .batch = b, .advanced = 1, .n = n_,       \
+     .ie = ie_, .is = is_, .id = id_, .oe = oe_, .os = os_, .od = od_}
+#define L(...) {__VA_ARGS__}
+    static const fcase cases[] = {
+        /* seed 001: 1-D C2C batch 10 of 256, in place; 2-D 256x128 out of place */
+        BASIC("c2c-1d-256x10-inplace", CUFORT_FFT_C2C, 1, 1, 0, 10, 256),
+        BASIC("c2c-2d-256x128", CUFORT_FFT_C2C, 2, 0, 0, 1, 256, 128),
+        BASIC("c2c-1d-1000", CUFORT_FFT_C2C, 1, 0, 0, 1, 1000),
+        BASIC("c2c-1d-1009-prime-x3", CUFORT_FFT_C2C, 1, 0, 0, 3, 1009),
+        BASIC("z2z-1d-210", CUFORT_FFT_Z2Z, 1, 0, 0, 2, 210),
+        BASIC("z2z-2d-5x7-inplace", CUFORT_FFT_Z2Z, 2, 1, 0, 2, 5, 7),
+        BASIC("c2c-3d-4x6x10", CUFORT_FFT_C2C, 3, 0, 0, 1, 4, 6, 10),
+        BASIC("z2z-3d-9x5x7-normalized", CUFORT_FFT_Z2Z, 3, 0, 1, 2, 9, 5, 7),
+        BASIC("r2c-1d-1000x4", CUFORT_FFT_R2C, 1, 0, 0, 4, 1000),
+        BASIC("r2c-1d-15-inplace", CUFORT_FFT_R2C, 1, 1, 0, 3, 15),
+        BASIC("d2z-2d-12x9", CUFORT_FFT_D2Z, 2, 0, 0, 2, 12, 9),
+        BASIC("d2z-3d-6x4x10-inplace", CUFORT_FFT_D2Z, 3, 1, 0, 1, 6, 4, 10),
+        BASIC("c2r-1d-1009", CUFORT_FFT_C2R, 1, 0, 0, 2, 1009),
+        BASIC("c2r-2d-8x14-inplace-normalized", CUFORT_FFT_C2R, 2, 1, 1, 1, 8, 14),
+        BASIC("z2d-2d-7x10", CUFORT_FFT_Z2D, 2, 0, 0, 3, 7, 10),
+        BASIC("z2d-3d-5x6x8-normalized", CUFORT_FFT_Z2D, 3, 0, 1, 2, 5, 6, 8),
+        /* interleaved batches (stride = batch, dist = 1) and padded embeddings */
+        ADVANCED("c2c-1d-interleaved", CUFORT_FFT_C2C, 1, 0, 3, L(64), L(64), 3, 1, L(64), 3, 1),
+        ADVANCED("z2z-2d-embedded", CUFORT_FFT_Z2Z, 2, 0, 2, L(6, 10), L(8, 13), 2, 230, L(7, 11), 1, 80),
+        ADVANCED("r2c-2d-embedded", CUFORT_FFT_R2C, 2, 0, 2, L(6, 10), L(6, 12), 1, 75, L(6, 7), 2, 90),
+        ADVANCED("z2d-1d-strided", CUFORT_FFT_Z2D, 1, 1, 2, L(30), L(16), 2, 40, L(30), 1, 33),
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const fcase *c = &cases[i];
+        if (real_out(c->type))
+            run_case(c, CUFORT_FFT_INVERSE);
+        else if (real_in(c->type))
+            run_case(c, CUFORT_FFT_FORWARD);
+        else {
+            run_case(c, CUFORT_FFT_FORWARD);
+            run_case(c, CUFORT_FFT_INVERSE);
+        }
+    }
+}
+
+/* inverse(forward(x)) = N*x, and = x with normalisation on */
+static void round_trip(void)
+{
+    enum { N = 1024 * 3 };
+    cufort_fft_plan plan;
+    CHECK_OK(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, N, 2), "round trip plan");
+    float _Complex *x = malloc(sizeof *x * 2 * N), *y = malloc(sizeof *y * 2 * N);
+    for (int i = 0; i < 2 * N; i++)
+        x[i] = y[i] = (float)uniform() + I * (float)uniform();
+    CHECK_OK(cufort_fft_exec_host(plan, y, y, CUFORT_FFT_FORWARD), "round trip forward");
+    CHECK_OK(cufort_fft_exec_host(plan, y, y, CUFORT_FFT_INVERSE), "round trip inverse");
+    double e = 0;
+    for (int i = 0; i < 2 * N; i++)
+        e = fmax(e, cabsf(y[i] - N * x[i]) / N);
+    CHECK(e < 1e-5, "round trip unnormalised = N*x", "max error %.3g", e);
+    CHECK_OK(cufort_fft_set_normalize(plan, 1), "normalize on");
+    CHECK_OK(cufort_fft_exec_host(plan, y, y, CUFORT_FFT_FORWARD), "normalised forward");
+    CHECK_OK(cufort_fft_exec_host(plan, y, y, CUFORT_FFT_INVERSE), "normalised inverse");
+    e = 0;
+    for (int i = 0; i < 2 * N; i++)
+        e = fmax(e, cabsf(y[i] - N * x[i]));
+    CHECK(e / N < 1e-5, "forward leaves scale alone, normalised inverse divides by N",
+          "max error %.3g relative to N", e / N);
+    cufort_fft_destroy(plan);
+    free(x);
+    free(y);
+}
+
+static void errors(void)
+{
+    cufort_fft_plan plan = NULL;
+    int64_t n3[3] = {4, 0, 4}, n1[1] = {8};
+    CHECK_ST(cufort_fft_plan_1d(&plan, 0x77, 16, 1), CUFORT_INVALID_VALUE, "unknown type refused");
+    CHECK_ST(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 4, n3, 1, NULL, 1, 0, NULL, 1, 0),
+             CUFORT_INVALID_VALUE, "rank 4 refused");
+    CHECK_ST(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 3, n3, 1, NULL, 1, 0, NULL, 1, 0),
+             CUFORT_INVALID_VALUE, "zero size refused");
+    CHECK_MSG("n[1]", "zero size message names the dimension");
+    CHECK_ST(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, 16, 0), CUFORT_INVALID_VALUE, "batch 0 refused");
+    int64_t small[1] = {4};
+    CHECK_ST(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 1, n1, 1, small, 1, 8, small, 1, 8),
+             CUFORT_SUCCESS, "embed[0] is not checked (unused, as in cuFFT)");
+    cufort_fft_destroy(plan);
+    int64_t n2[2] = {4, 8}, e2[2] = {4, 5};
+    CHECK_ST(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 2, n2, 1, e2, 1, 40, e2, 1, 40),
+             CUFORT_INVALID_VALUE, "embedding smaller than the transform refused");
+    CHECK_OK(cufort_fft_plan_1d(&plan, CUFORT_FFT_R2C, 16, 2), "r2c plan");
+    float *d = NULL;
+    CHECK_OK(cufort_alloc((void **)&d, 18 * 2 * sizeof(float)), "alloc");
+    CHECK_ST(cufort_fft_exec(plan, d, d, CUFORT_FFT_INVERSE), CUFORT_INVALID_VALUE,
+             "r2c plan refuses the inverse direction");
+    CHECK_ST(cufort_fft_exec(plan, d, d, 2), CUFORT_INVALID_VALUE, "direction 2 refused");
+    float host[64];
+    CHECK_ST(cufort_fft_exec(plan, host, d, CUFORT_FFT_FORWARD), CUFORT_BAD_POINTER,
+             "host array given to the device exec");
+    CHECK_MSG("in", "bad pointer message names the argument");
+    cufort_free(d);
+    CHECK_OK(cufort_alloc((void **)&d, 16 * 2 * sizeof(float)), "unpadded alloc");
+    CHECK_ST(cufort_fft_exec(plan, d, d, CUFORT_FFT_FORWARD), CUFORT_BAD_POINTER,
+             "in-place r2c on an unpadded array (2 x 16 reals) refused");
+    cufort_free(d);
+    CHECK_OK(cufort_fft_destroy(plan), "destroy");
+    CHECK_ST(cufort_fft_exec(plan, host, host, CUFORT_FFT_FORWARD), CUFORT_INVALID_VALUE,
+             "destroyed plan refused");
+    CHECK_ST(cufort_fft_exec((cufort_fft_plan)host, host, host, CUFORT_FFT_FORWARD),
+             CUFORT_INVALID_VALUE, "garbage plan handle refused");
+    CHECK_MSG("not a live FFT plan", "garbage plan message");
+    CHECK_OK(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, 16, 1), "plan before shutdown");
+    cufort_shutdown();
+    cufort_init();
+    CHECK_ST(cufort_fft_set_normalize(plan, 1), CUFORT_INVALID_VALUE,
+             "a plan from before shutdown is gone");
+}
+
+int main(void)
+{
+    ck_begin("fft", 300);
+    CHECK_OK(cufort_init(), "init");
+    printf("# backend %s\n", cufort_backend_name());
+    transforms();
+    round_trip();
+    errors();
+    cufort_shutdown();
+    return ck_end();
+}

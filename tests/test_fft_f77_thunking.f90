@@ -1,0 +1,145 @@
+! test_fft_f77_thunking.f90 — the legacy FFT names from Fortran, thunking flavour (host arrays):
+! the dimensions a Fortran caller gives (first index fastest) must reach cuFFT reversed.  Checked
+! against FFTW3 called through its own Fortran interface, which takes Fortran order too, on
+! non-square 2-D and 3-D arrays, plus a real-to-complex transform and a normalised round trip.
+program test_fft_f77_thunking
+  implicit none
+  include 'fftw3.f'
+  integer, parameter :: CUFFT_Z2Z = int(z'69'), CUFFT_C2C = int(z'29'), CUFFT_D2Z = int(z'6a')
+  integer :: passed = 0, failed = 0
+  integer :: cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
+             cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init
+  external cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
+           cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init
+
+  if (cublas_init() /= 0) call check(.false., 'cublas_init', 1d0)
+  call z2z_2d(10, 7)
+  call c2c_3d(6, 5, 4)
+  call d2z_2d(9, 6)
+  call round_trip(300, 4)
+  call wrong_type()
+  write(*, '(i0, a, i0, a)') passed, ' passed, ', failed, ' failed'
+  if (failed > 0) error stop 1
+
+contains
+
+  subroutine check(ok, what, err)
+    logical, intent(in) :: ok
+    character(*), intent(in) :: what
+    double precision, intent(in) :: err
+    if (ok) then
+      passed = passed + 1
+      write(*, '(a, a)') 'ok fft_f77_thunking ', what
+    else
+      failed = failed + 1
+      write(*, '(a, a, a, es10.3)') 'FAIL fft_f77_thunking ', what, ': error ', err
+    end if
+  end subroutine
+
+  subroutine random_complex(z, n)   ! explicit shape: takes arrays of any rank
+    integer, intent(in) :: n
+    complex(8), intent(out) :: z(n)
+    double precision :: r(2, n)
+    call random_number(r)
+    z = cmplx(0.1d0 + r(1, :), -0.2d0 - r(2, :), kind=8)
+  end subroutine
+
+  subroutine z2z_2d(nx, ny)
+    integer, intent(in) :: nx, ny
+    complex(8) :: x(nx, ny), y(nx, ny), want(nx, ny), tmp(nx, ny)
+    integer(8) :: plan, ref
+    integer :: st
+    call random_complex(x, size(x))
+    tmp = x
+    call dfftw_plan_dft_2d(ref, nx, ny, tmp, want, FFTW_FORWARD, FFTW_ESTIMATE)
+    call dfftw_execute_dft(ref, tmp, want)
+    call dfftw_destroy_plan(ref)
+    st = cufft_plan2d(plan, nx, ny, CUFFT_Z2Z)
+    call check(st == 0, 'plan2d z2z', dble(st))
+    st = cufft_exec_z2z(plan, x, y, FFTW_FORWARD)
+    call check(st == 0, 'exec z2z 2d', dble(st))
+    call check(maxval(abs(y - want)) <= 1d-12 * maxval(abs(want)), &
+               'z2z 2d non-square in Fortran order equals FFTW', maxval(abs(y - want)))
+    st = cufft_destroy(plan)
+    call check(st == 0, 'destroy', dble(st))
+  end subroutine
+
+  subroutine c2c_3d(nx, ny, nz)
+    integer, intent(in) :: nx, ny, nz
+    complex(8) :: xd(nx, ny, nz), want(nx, ny, nz)
+    complex(4) :: x(nx, ny, nz)
+    integer(8) :: plan, ref
+    integer :: st
+    call random_complex(xd, size(xd))
+    x = cmplx(xd, kind=4)
+    xd = cmplx(x, kind=8)
+    call dfftw_plan_dft_3d(ref, nx, ny, nz, xd, want, FFTW_BACKWARD, FFTW_ESTIMATE)
+    call dfftw_execute_dft(ref, xd, want)
+    call dfftw_destroy_plan(ref)
+    st = cufft_plan3d(plan, nx, ny, nz, CUFFT_C2C)
+    call check(st == 0, 'plan3d c2c', dble(st))
+    st = cufft_exec_c2c(plan, x, x, FFTW_BACKWARD)
+    call check(st == 0, 'exec c2c 3d in place', dble(st))
+    xd = cmplx(x, kind=8)      ! compare in one kind (mixed-kind maxval misbehaved here)
+    call check(maxval(abs(xd - want)) <= 1d-5 * maxval(abs(want)), &
+               'c2c 3d inverse in place, Fortran order, equals FFTW', maxval(abs(xd - want)))
+    st = cufft_destroy(plan)
+  end subroutine
+
+  subroutine d2z_2d(nx, ny)
+    integer, intent(in) :: nx, ny
+    double precision :: x(nx, ny), tmp(nx, ny)
+    complex(8) :: y(nx / 2 + 1, ny), want(nx / 2 + 1, ny)
+    integer(8) :: plan, ref
+    integer :: st
+    call random_number(x)
+    x = x + 0.1d0
+    tmp = x
+    call dfftw_plan_dft_r2c_2d(ref, nx, ny, tmp, want, FFTW_ESTIMATE)
+    call dfftw_execute_dft_r2c(ref, tmp, want)
+    call dfftw_destroy_plan(ref)
+    st = cufft_plan2d(plan, nx, ny, CUFFT_D2Z)
+    call check(st == 0, 'plan2d d2z', dble(st))
+    st = cufft_exec_d2z(plan, x, y)
+    call check(st == 0, 'exec d2z 2d', dble(st))
+    call check(maxval(abs(y - want)) <= 1d-12 * maxval(abs(want)), &
+               'd2z 2d keeps nx/2+1 of the FIRST (fastest) dimension, as FFTW', maxval(abs(y - want)))
+    st = cufft_destroy(plan)
+  end subroutine
+
+  subroutine round_trip(n, batch)
+    integer, intent(in) :: n, batch
+    complex(8) :: x(n, batch), y(n, batch)
+    integer(8) :: plan
+    integer :: st
+    call random_complex(x, size(x))
+    y = x
+    st = cufft_plan1d(plan, n, CUFFT_Z2Z, batch)
+    call check(st == 0, 'plan1d z2z batch', dble(st))
+    st = cufft_exec_z2z(plan, y, y, FFTW_FORWARD)
+    st = cufft_exec_z2z(plan, y, y, FFTW_BACKWARD)
+    call check(maxval(abs(y - n * x)) <= 1d-10 * n, 'unnormalised round trip = n*x', &
+               maxval(abs(y - n * x)))
+    st = cufft_set_normalize(plan, 1)
+    y = x
+    st = cufft_exec_z2z(plan, y, y, FFTW_FORWARD)
+    st = cufft_exec_z2z(plan, y, y, FFTW_BACKWARD)
+    call check(maxval(abs(y - x)) <= 1d-12, 'normalised round trip = x', maxval(abs(y - x)))
+    st = cufft_destroy(plan)
+  end subroutine
+
+  subroutine wrong_type()
+    complex(4) :: x(8)
+    integer(8) :: plan
+    integer :: st
+    x = (1.0, 0.5)
+    st = cufft_plan1d(plan, 8, CUFFT_Z2Z, 1)
+    st = cufft_exec_c2c(plan, x, x, FFTW_FORWARD)
+    call check(st == 7, 'cufft_exec_c2c refuses a Z2Z plan (status 7)', dble(st))
+    call check(all(x == (1.0, 0.5)), 'refused call leaves the data alone', 0d0)
+    st = cufft_destroy(plan)
+    st = cufft_exec_c2c(plan, x, x, FFTW_FORWARD)
+    call check(st == 7, 'a destroyed plan is refused (status 7)', dble(st))
+  end subroutine
+
+end program test_fft_f77_thunking
