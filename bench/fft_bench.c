@@ -1,0 +1,196 @@
+/* fft_bench.c — cufort's FFT against cuFFT called directly, and thunked transforms against the
+ * transfer floor, side by side in one run (issue 4).  Cases: one 2^24-point C2C transform and a
+ * batch of 4096 C2C transforms of 4096 points (single precision, out of place).
+ *   device   cufort_fft_exec on device memory        vs  cufftExecC2C on the same sizes
+ *   thunked  cufort_fft_exec_host on host arrays     vs  floor = bytes in / pinned H2D bandwidth
+ *                                                        + bytes out / pinned D2H bandwidth
+ * Device times: CUDA events, 5 warm-ups, median of 30.  Host-array times: wall clock (the call is
+ * synchronous), 3 warm-ups, median of 10.  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is
+ * set, else fft_bench.csv. */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cufort.h"
+
+#define CHECK_CUDA(call)                                                                          \
+    do {                                                                                          \
+        cudaError_t e_ = (call);                                                                  \
+        if (e_ != cudaSuccess) {                                                                  \
+            fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e_));                  \
+            exit(1);                                                                              \
+        }                                                                                         \
+    } while (0)
+#define CHECK_CUFORT(call)                                                                        \
+    do {                                                                                          \
+        int s_ = (call);                                                                          \
+        if (s_) {                                                                                 \
+            fprintf(stderr, "%s failed: %s\n", #call, cufort_last_error());                     \
+            exit(1);                                                                              \
+        }                                                                                         \
+    } while (0)
+
+enum { WARM = 5, REPS = 30, HOST_WARM = 3, HOST_REPS = 10 };
+
+static int by_value(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static float median(float *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+/* median milliseconds of fn(arg) between two events on the default stream */
+static float time_device(void (*fn)(void *), void *arg)
+{
+    cudaEvent_t a, b;
+    float t[REPS];
+    CHECK_CUDA(cudaEventCreate(&a));
+    CHECK_CUDA(cudaEventCreate(&b));
+    for (int i = 0; i < WARM; i++)
+        fn(arg);
+    for (int i = 0; i < REPS; i++) {
+        CHECK_CUDA(cudaEventRecord(a, 0));
+        fn(arg);
+        CHECK_CUDA(cudaEventRecord(b, 0));
+        CHECK_CUDA(cudaEventSynchronize(b));
+        CHECK_CUDA(cudaEventElapsedTime(&t[i], a, b));
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return median(t, REPS);
+}
+
+static float time_host(void (*fn)(void *), void *arg)
+{
+    float t[HOST_REPS];
+    for (int i = 0; i < HOST_WARM; i++)
+        fn(arg);
+    for (int i = 0; i < HOST_REPS; i++) {
+        double t0 = now_ms();
+        fn(arg);
+        t[i] = (float)(now_ms() - t0);
+    }
+    return median(t, HOST_REPS);
+}
+
+typedef struct {
+    cufftHandle direct;
+    cufort_fft_plan plan;
+    void *d_in, *d_out, *h_in, *h_out;
+    void *p_in, *p_out;                 /* pinned copies, for the bandwidth floor */
+    size_t bytes;
+} bench;
+
+static void run_direct(void *a)
+{
+    bench *b = a;
+    if (cufftExecC2C(b->direct, b->d_in, b->d_out, CUFFT_FORWARD) != CUFFT_SUCCESS)
+        exit(1);
+}
+static void run_cufort(void *a)
+{
+    bench *b = a;
+    CHECK_CUFORT(cufort_fft_exec(b->plan, b->d_in, b->d_out, CUFORT_FFT_FORWARD));
+}
+static void run_thunked(void *a)
+{
+    bench *b = a;
+    CHECK_CUFORT(cufort_fft_exec_host(b->plan, b->h_in, b->h_out, CUFORT_FFT_FORWARD));
+}
+static void run_thunked_pinned(void *a)
+{
+    bench *b = a;
+    CHECK_CUFORT(cufort_fft_exec_host(b->plan, b->p_in, b->p_out, CUFORT_FFT_FORWARD));
+}
+static void run_h2d(void *a)
+{
+    bench *b = a;
+    CHECK_CUDA(cudaMemcpy(b->d_in, b->p_in, b->bytes, cudaMemcpyHostToDevice));
+}
+static void run_d2h(void *a)
+{
+    bench *b = a;
+    CHECK_CUDA(cudaMemcpy(b->p_out, b->d_out, b->bytes, cudaMemcpyDeviceToHost));
+}
+
+int main(void)
+{
+    CHECK_CUFORT(cufort_init_backend(CUFORT_BACKEND_CUDA));
+    cufort_device_properties props;
+    CHECK_CUFORT(cufort_get_device_properties(0, &props));
+    const char *out_dir = getenv("OUT");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fft_bench.csv", out_dir ? out_dir : ".");
+    FILE *csv = fopen(path, "w");
+    fprintf(csv, "case,points,batch,direct_ms,device_ms,device_over_direct,h2d_GBps,d2h_GBps,"
+                 "floor_ms,thunked_ms,thunked_over_floor,thunked_pinned_ms,pinned_over_floor\n");
+    printf("device: %s\n", props.name);
+    printf("%-22s %9s %9s %7s | %8s %8s %9s %7s %10s %7s\n", "case", "cuFFT ms", "cufort ms",
+           "ratio", "H2D GB/s", "D2H GB/s", "floor ms", "thunk", "x floor", "pinned");
+    static const struct { const char *name; long long n, batch; } cases[] = {
+        {"c2c 2^24 x 1", 1 << 24, 1}, {"c2c 4096 x 4096", 4096, 4096}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        bench b = {0};
+        b.bytes = (size_t)cases[c].n * cases[c].batch * 8;
+        int n = (int)cases[c].n;
+        if (cufftPlanMany(&b.direct, 1, &n, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, (int)cases[c].batch) !=
+            CUFFT_SUCCESS)
+            return 1;
+        CHECK_CUFORT(cufort_fft_plan_1d(&b.plan, CUFORT_FFT_C2C, cases[c].n, cases[c].batch));
+        CHECK_CUFORT(cufort_alloc(&b.d_in, (int64_t)b.bytes));
+        CHECK_CUFORT(cufort_alloc(&b.d_out, (int64_t)b.bytes));
+        b.h_in = malloc(b.bytes);
+        b.h_out = malloc(b.bytes);
+        CHECK_CUFORT(cufort_host_alloc(&b.p_in, (int64_t)b.bytes));
+        CHECK_CUFORT(cufort_host_alloc(&b.p_out, (int64_t)b.bytes));
+        float *f = b.h_in;   /* random, never zero */
+        for (size_t i = 0; i < b.bytes / 4; i++)
+            f[i] = 0.1f + (float)((i * 2654435761u) % 1000u) / 1000.0f;
+        memset(b.h_out, 0x7f, b.bytes);
+        memcpy(b.p_in, b.h_in, b.bytes);
+        CHECK_CUDA(cudaMemcpy(b.d_in, b.h_in, b.bytes, cudaMemcpyHostToDevice));
+
+        float direct = time_device(run_direct, &b);
+        float device = time_device(run_cufort, &b);
+        float h2d = time_device(run_h2d, &b), d2h = time_device(run_d2h, &b);
+        /* the floor: bytes in at the pinned H2D rate plus bytes out at the D2H rate */
+        double gb = b.bytes / 1e9, floor_ms = h2d + d2h;
+        float thunked = time_host(run_thunked, &b);
+        float pinned = time_host(run_thunked_pinned, &b);
+        printf("%-22s %9.3f %9.3f %7.3f | %8.1f %8.1f %9.3f %7.2f %10.2f %7.2f\n", cases[c].name,
+               direct, device, device / direct, gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked,
+               thunked / floor_ms, pinned);
+        fprintf(csv, "%s,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.4f,%.4f,%.3f,%.4f,%.3f\n",
+                cases[c].name, cases[c].n, cases[c].batch, direct, device, device / direct,
+                gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked, thunked / floor_ms, pinned,
+                pinned / floor_ms);
+        cufftDestroy(b.direct);
+        cufort_fft_destroy(b.plan);
+        cufort_free(b.d_in);
+        cufort_free(b.d_out);
+        cufort_host_free(b.p_in);
+        cufort_host_free(b.p_out);
+        free(b.h_in);
+        free(b.h_out);
+    }
+    fclose(csv);
+    printf("csv: %s\n", path);
+    cufort_shutdown();
+    return 0;
+}
