@@ -90,7 +90,8 @@ F77_THUNK_OBJS := $(call obj_of,$(F77_THUNK_SRCS))
 # ---- flags --------------------------------------------------------------------------------------------
 F77_DEFS := $(if $(F77_MANGLING),-DCUFORT_F77_MANGLING=$(F77_MANGLING)) \
             $(if $(filter 1 yes true,$(F77_INT64)),-DCUFORT_F77_INT64)
-C_BASE := -std=c11 $(CFLAGS) -fPIC -Wall -Wextra -pthread
+# -fopenmp: the thunk engine copies out of pageable host arrays on several threads
+C_BASE := -std=c11 $(CFLAGS) -fPIC -Wall -Wextra -pthread -fopenmp
 ALL_CFLAGS = $(C_BASE) $(addprefix -I,$(INCDIRS)) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) $(F77_DEFS) $(CPPFLAGS) \
              -MMD -MP
 GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
@@ -100,7 +101,7 @@ ALL_NVCCFLAGS = $(NVCCFLAGS) $(GENCODE) -Xcompiler -fPIC,-Wall $(addprefix -I,$(
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcufft -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
 # FFTW3 is the host backend's FFT (single and double precision libraries).
 FFTW_LIBS = -lfftw3f -lfftw3
-CORE_LDLIBS = $(CUDA_LIBS) $(FFTW_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -ldl -lpthread -lm
+CORE_LDLIBS = $(CUDA_LIBS) $(FFTW_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -fopenmp -ldl -lpthread -lm
 
 # Fortran flags of the examples that call cufort, matched to the F77 layer's external names and
 # INTEGER size (CPU_FFLAGS: those that call the CPU BLAS only).

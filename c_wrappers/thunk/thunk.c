@@ -1,10 +1,12 @@
 /* thunk.c — the thunk engine behind every host-array entry point.
- * Today: one device buffer per call holding every array, carved from a per-thread scratch block
- * that only grows (so repeated calls allocate nothing), synchronous copies in and out.  The fast
- * engine (pinned staging, tiling, overlap) replaces stage_in/finish behind the same protocol. */
+ * One device buffer per call holds every array, carved from a per-thread scratch block that only
+ * grows (so repeated calls allocate nothing); arrays travel through staging.c (pinned staging,
+ * parallel host copies overlapped with the DMA).  Tiling Level-3 calls so that copies overlap
+ * compute is still to come, behind the same protocol. */
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "staging.h"
 #include "thunk.h"
 
 enum { ALIGN = 256 };
@@ -120,10 +122,8 @@ static int copy(const cufort_thunk_array *a, char *dev, cufort_copy_kind kind)
 {
     size_t width = (size_t)a->rows * a->elem_size, hpitch = (size_t)a->ld * a->elem_size;
     if (kind == CUFORT_H2D)
-        return cufort_ops()->copy2d(dev, width, a->host, hpitch, width, (size_t)a->cols, kind,
-                                    cufort_thread_stream(), 0);
-    return cufort_ops()->copy2d((void *)a->host, hpitch, dev, width, width, (size_t)a->cols, kind,
-                                cufort_thread_stream(), 0);
+        return cufort_stage_to_device(dev, a->host, hpitch, width, (size_t)a->cols);
+    return cufort_stage_to_host((void *)a->host, hpitch, dev, width, (size_t)a->cols);
 }
 
 int cufort_thunk_stage_in(cufort_thunk *t)
