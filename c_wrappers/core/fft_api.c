@@ -74,6 +74,13 @@ static void side_layout(const struct cufort_fft_plan_s *p, int input, int in_pla
     s->dist = s->embed[0] * s->embed[1] * s->embed[2];
 }
 
+static void sides(const struct cufort_fft_plan_s *p, int in_place, cufort_fft_side *in,
+                  cufort_fft_side *out)
+{
+    side_layout(p, 1, in_place, in);
+    side_layout(p, 0, in_place, out);
+}
+
 static int64_t side_extent(const cufort_fft_side *s, int64_t batch)
 {
     int64_t last = (s->m[0] - 1) * s->embed[1] * s->embed[2] + (s->m[1] - 1) * s->embed[2] + s->m[2] - 1;
@@ -217,8 +224,7 @@ int cufort_fft_extents(cufort_fft_plan plan, int in_place, int64_t *in_elements,
     if (!in_elements || !out_elements)
         return cufort_null_arg(fn, "in_elements/out_elements");
     cufort_fft_side in, out;
-    side_layout(plan, 1, in_place, &in);
-    side_layout(plan, 0, in_place, &out);
+    sides(plan, in_place, &in, &out);
     *in_elements = side_extent(&in, plan->batch);
     *out_elements = side_extent(&out, plan->batch);
     return CUFORT_SUCCESS;
@@ -242,10 +248,8 @@ int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int directi
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
         return st;
-    int in_place = in == out;
     cufort_fft_side is, os;
-    side_layout(plan, 1, in_place, &is);
-    side_layout(plan, 0, in_place, &os);
+    sides(plan, in == out, &is, &os);
     if ((st = cufort_check_array(fn, "in", in, side_extent(&is, plan->batch), elem_size(&is, plan->type))) ||
         (st = cufort_check_array(fn, "out", out, side_extent(&os, plan->batch),
                                  elem_size(&os, plan->type))))
@@ -271,8 +275,7 @@ int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int di
         return st;
     int in_place = in == out;
     cufort_fft_side is, os;
-    side_layout(plan, 1, in_place, &is);
-    side_layout(plan, 0, in_place, &os);
+    sides(plan, in_place, &is, &os);
     size_t ies = elem_size(&is, plan->type), oes = elem_size(&os, plan->type);
     int64_t ibytes = side_extent(&is, plan->batch) * (int64_t)ies;
     int64_t obytes = side_extent(&os, plan->batch) * (int64_t)oes;
