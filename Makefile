@@ -54,8 +54,9 @@ MULTIARCH := $(or $(shell $(CC) -print-multiarch 2>/dev/null),x86_64-linux-gnu)
 
 # The test oracle: netlib's reference BLAS, by full path (libblas.so.3 may be OpenBLAS).
 ORACLE_BLAS ?= /usr/lib/$(MULTIARCH)/blas/libblas.a
-# The CPU BLAS the plain-Fortran examples link against.
-CPU_BLAS_LIBS ?= -lopenblas
+# The CPU BLAS the plain-Fortran examples link against: libblas.so.3, whichever BLAS provides it
+# (OpenBLAS through the alternatives here; the bundled reference BLAS on a GPU machine).
+CPU_BLAS_LIBS ?= -lblas
 
 # ---- sources ------------------------------------------------------------------------------------------
 CORE_SRCS := $(sort $(wildcard c_wrappers/core/*.c c_wrappers/thunk/*.c c_wrappers/host/*.c \
@@ -133,6 +134,16 @@ LIBS := $(LIB)/libcufort.a $(LIB)/libcufort.so \
         $(LIB)/libcufort_f77.a $(LIB)/libcufort_f77.so \
         $(LIB)/libcufort_f77_thunking.a $(LIB)/libcufort_f77_thunking.so
 
+# Modern Fortran API (`use cufort`, issue 3): fortran/*.f90 + fortran/generated/*.f90 in module
+# dependency order; .mod files into $(BUILD)/include.  Link: -I$(BUILD)/include -lcufort_fortran -lcufort.
+FORTRAN_MOD_SRCS := fortran/cufort_core.f90 fortran/cufort_streams.f90 fortran/generated/cufort_c_blas.f90 \
+                    fortran/generated/cufort_memory.f90 fortran/generated/cufort_blas.f90 fortran/cufort.f90
+FORTRAN_MOD_OBJS := $(patsubst %.f90,$(OBJ)/%.o,$(FORTRAN_MOD_SRCS))
+MODDIR := $(BUILD)/include
+MOD_FFLAGS = $(FFLAGS) -std=f2008 -Wall -fPIC
+FORTRAN_LIBS := $(LIB)/libcufort_fortran.a $(LIB)/libcufort_fortran.so
+LIBS += $(FORTRAN_LIBS)
+
 .PHONY: all libs tests examples check demo install clean generate check-generated gpu-bundle \
         coverage help deps
 all: libs
@@ -176,6 +187,26 @@ $(LIB)/libcufort_f77.so $(LIB)/libcufort_f77_thunking.so: $(LIB)/%.so: $(LIB)/li
 $(LIB)/libcufort_f77.so: $(F77_COMMON_OBJS) $(F77_DEVICE_OBJS)
 $(LIB)/libcufort_f77_thunking.so: $(F77_COMMON_OBJS) $(F77_THUNK_OBJS)
 
+$(OBJ)/fortran/%.o: fortran/%.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(MODDIR)
+	$(FC) $(MOD_FFLAGS) -J$(MODDIR) -c $< -o $@
+# each module needs the .mod files of the one before it in FORTRAN_MOD_SRCS
+FMOD_O = $(OBJ)/fortran/$1.o
+$(call FMOD_O,cufort_streams): $(call FMOD_O,cufort_core)
+$(call FMOD_O,generated/cufort_c_blas): $(call FMOD_O,cufort_streams)
+$(call FMOD_O,generated/cufort_memory): $(call FMOD_O,generated/cufort_c_blas)
+$(call FMOD_O,generated/cufort_blas): $(call FMOD_O,generated/cufort_memory)
+$(call FMOD_O,cufort): $(call FMOD_O,generated/cufort_blas)
+
+$(LIB)/libcufort_fortran.a: $(FORTRAN_MOD_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB)/libcufort_fortran.so: $(FORTRAN_MOD_OBJS) $(LIB)/libcufort.so
+	@mkdir -p $(@D)
+	$(FC) -shared -Wl,-soname,libcufort_fortran.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	    -L$(LIB) -lcufort $(RPATH_LIB)
+
 # ---- tests --------------------------------------------------------------------------------------------
 # tests/generated/test_blas.c is built once per layer, with tests/support/*.c compiled for that layer.
 # Every tests/test_*.c (header-only helpers in tests/) and every tests/generated/*.f90, tests/test_*.f90
@@ -206,7 +237,8 @@ TEST_FFLAGS = $(FFLAGS) -fallow-argument-mismatch -w $(F77_FC_FLAGS) -I/usr/incl
 
 BLAS_TEST_BINS := $(if $(TEST_BLAS_SRC),$(patsubst %,$(TESTBIN)/test_blas_%,$(TEST_LAYERS)))
 HAND_TEST_BINS := $(patsubst tests/%.c,$(TESTBIN)/%,$(HAND_TEST_SRCS))
-F90_TEST_SRCS := $(sort $(wildcard tests/generated/*.f90 tests/test_*.f90))
+F90_TEST_SRCS := $(filter-out $(wildcard tests/test_fortran_*.f90 tests/generated/test_fortran_*.f90),$(sort \
+                   $(wildcard tests/generated/*.f90 tests/test_*.f90)))
 F90_TEST_BINS := $(foreach f,$(F90_TEST_SRCS),$(TESTBIN)/$(basename $(notdir $(f))))
 TEST_BINS := $(BLAS_TEST_BINS) $(HAND_TEST_BINS) $(F90_TEST_BINS)
 name_layer = $(if $(findstring f77_thunking,$1),f77_thunking,$(if $(findstring f77,$1),f77_device,device))
@@ -246,6 +278,18 @@ $(F90_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) \
 	$(FC) $(TEST_FFLAGS) -J$(OBJ)/tests/mod/$* -o $@ $(filter %.f90,$^) \
 	    -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(RPATH_BIN) $(ORACLE_BLAS) $(FFTW_LIBS) -lm
 
+# Modern Fortran tests (tests/test_fortran_*.f90, tests/generated/test_fortran_*.f90): use cufort.
+# -O0: the generated tests run to ~30k lines, which gfortran -O2 takes minutes over.
+FORTRAN_TEST_SRCS := $(sort $(wildcard tests/test_fortran_*.f90 tests/generated/test_fortran_*.f90))
+FORTRAN_TEST_BINS := $(foreach f,$(FORTRAN_TEST_SRCS),$(TESTBIN)/$(basename $(notdir $(f))))
+$(foreach f,$(FORTRAN_TEST_SRCS),$(eval F90SRC_$(basename $(notdir $(f))) := $(f)))
+FC_LINK_MODERN = -I$(MODDIR) -L$(LIB) -lcufort_fortran -lcufort $(RPATH_BIN)
+$(FORTRAN_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) $(FORTRAN_LIBS) $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OBJ)/tests/mod/$*
+	$(FC) $(FFLAGS) -O0 -std=f2008 -Wall -Wno-maybe-uninitialized -J$(OBJ)/tests/mod/$* -o $@ \
+	    $(filter %.f90,$^) $(FC_LINK_MODERN)
+TEST_BINS += $(FORTRAN_TEST_BINS)
+
 tests: $(TEST_BINS)
 
 # ---- examples -----------------------------------------------------------------------------------------
@@ -257,6 +301,16 @@ FORTRAN_EXAMPLES := $(EXBIN)/matrixmod_thunking $(EXBIN)/matrixmod_device $(EXBI
                     $(EXBIN)/sgemm_example_host $(EXBIN)/sgemm_example_cublas
 endif
 EXAMPLE_BINS := $(EXBIN)/cufort_info $(FORTRAN_EXAMPLES)
+# examples/modern/*.f90 (use cufort): each checks its own result and is also run by make check
+MODERN_EXAMPLES := $(patsubst examples/modern/%.f90,$(EXBIN)/modern_%,$(sort $(wildcard examples/modern/*.f90)))
+EXAMPLE_BINS += $(MODERN_EXAMPLES)
+tests: $(patsubst $(EXBIN)/%,$(TESTBIN)/example_%,$(MODERN_EXAMPLES))
+$(MODERN_EXAMPLES): $(EXBIN)/modern_%: examples/modern/%.f90 $(FORTRAN_LIBS) $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OBJ)/examples/mod/$*
+	$(FC) $(FFLAGS) -std=f2008 -Wall -J$(OBJ)/examples/mod/$* -o $@ $< $(FC_LINK_MODERN)
+$(TESTBIN)/example_modern_%: $(EXBIN)/modern_%
+	@mkdir -p $(@D)
+	cp $< $@
 FC_LINK_THUNK = -L$(LIB) -lcufort_f77_thunking -lcufort $(RPATH_BIN)
 FC_LINK_DEVICE = -L$(LIB) -lcufort_f77 -lcufort $(RPATH_BIN)
 
@@ -287,10 +341,33 @@ $(EXBIN)/sgemm_example_cublas: examples/sgemm_example.F90 $(LIB)/libcufort_f77_t
 	@mkdir -p $(@D)
 	$(FC) $(ALL_FFLAGS) -DCUBLAS -o $@ $< $(FC_LINK_THUNK)
 
+# examples/user_kernel: a user's own CUDA kernel (csquare.cu, nvcc) called from Fortran (main.f90,
+# bind(C)) on cufort's device memory and stream, linked with libcufort (issue 5)
+EXAMPLE_BINS += $(EXBIN)/user_kernel
+$(EXBIN)/user_kernel: examples/user_kernel/main.f90 $(OBJ)/examples/user_kernel/csquare.cu.o \
+                      $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D) $(OBJ)/examples/mod/user_kernel
+	$(FC) $(FFLAGS) -Wall -J$(OBJ)/examples/mod/user_kernel -o $@ $< $(filter %.cu.o,$^) -L$(LIB) -lcufort \
+	    $(RPATH_BIN) -L$(CUDA_LIBDIR) -lcudart -lstdc++ -Wl,-rpath,$(CUDA_LIBDIR)
+
 examples: $(EXAMPLE_BINS)
 
 demo: libs examples
 	@bash scripts/demo.sh $(BUILD)
+	@for x in $(MODERN_EXAMPLES); do echo; echo "== $$x: examples/modern (use cufort)"; \
+	    LD_LIBRARY_PATH=$(LIB) $$x || exit 1; done
+
+# ---- bench (issue 5; needs a GPU): cufort's kernels against CUB, cuBLAS and a D2D copy ----------
+# `make bench` builds $(BUILD)/bench/bench_kernels and runs it (table on stdout, CSV in $OUT or .).
+BENCH_BIN := $(BUILD)/bench/bench_kernels
+$(BENCH_BIN): bench/bench_kernels.cu $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Ic_wrappers/include -Ikernels -o $@ $< -L$(LIB) -lcufort -lcublas \
+	    -Xlinker -rpath,'$$ORIGIN/../lib' -Xlinker -rpath,$(CUDA_LIBDIR)
+.PHONY: bench bench-build
+bench-build: $(BENCH_BIN)
+bench: $(BENCH_BIN)
+	$(BENCH_BIN) $(BENCH_ARGS)
 
 # ---- check --------------------------------------------------------------------------------------------
 check: libs tests examples
@@ -311,6 +388,7 @@ install: libs
 	install -m 644 $(filter %.a,$(LIBS)) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(filter %.so,$(LIBS)) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(MODDIR)/*.mod $(DESTDIR)$(PREFIX)/include/
 	@mods=$$(ls $(BUILD)/mod/*.mod 2>/dev/null); if [ -n "$$mods" ]; then \
 	    echo "install -m 644 $$mods $(DESTDIR)$(PREFIX)/include/"; \
 	    install -m 644 $$mods $(DESTDIR)$(PREFIX)/include/; fi

@@ -12,6 +12,7 @@ sys.path.insert(0, HERE)
 import emit_capi  # noqa: E402
 import emit_f77  # noqa: E402
 import emit_f77_tests  # noqa: E402
+import emit_fortran  # noqa: E402
 import emit_tests  # noqa: E402
 
 
@@ -26,7 +27,7 @@ def write(rel, text):
 
 
 def main():
-    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests):
+    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_fortran):
         emitter.emit(write)
 
 

@@ -41,6 +41,8 @@ run "examples/matrixmod_device.F: cublas_alloc/cublas_set_matrix + cublas_sscal 
 run "examples/sgemm_example.F90: SGEMM, host BLAS build (CPU BLAS, no cufort)" "$EX/sgemm_example_host"
 run "examples/sgemm_example.F90 -DCUBLAS: cublas_SGEMM thunking build (libcufort_f77_thunking; $where)" \
     "$EX/sgemm_example_cublas"
+run "examples/user_kernel: your own CUDA kernel (csquare.cu) called from Fortran on cufort device memory and a cufort stream ($where)" \
+    "$EX/user_kernel"
 echo
 echo "(the three matrixmod outputs must be identical, and the two SGEMM checksums; make check verifies both)"
 exit $status

@@ -2,8 +2,7 @@
 # scripts/gpu_bundle.sh [build-dir] — makes a built tree runnable on a GPU machine that has the CUDA
 # toolkit and driver but no gfortran, OpenBLAS or FFTW: copies into <build-dir>/runtime every shared
 # library the libraries, tests and examples load (ldd, to closure) except the C runtime and CUDA's own,
-# plus the CPU BLAS the host backend dlopen()s (libopenblas.so.0, the real file behind the
-# alternatives link).  Run there with LD_LIBRARY_PATH=build/runtime:build/lib (scripts/gpu_check.sh
+# plus the CPU BLAS the host backend dlopen()s (netlib's libblas.so.3, or OpenBLAS on request).  Run there with LD_LIBRARY_PATH=build/runtime:build/lib (scripts/gpu_check.sh
 # and tests/run_tests.sh set it).  `make gpu-bundle` runs this after building.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,7 +10,7 @@ cd "$ROOT"
 BUILD=${1:-build}
 RT=$BUILD/runtime
 LIMIT_MIB=${GPU_BUNDLE_LIMIT_MIB:-64}
-CARRY="$BUILD/lib $BUILD/tests $BUILD/examples $BUILD/runtime"
+CARRY="$BUILD/lib $BUILD/tests $BUILD/examples $BUILD/runtime $BUILD/bench"
 
 rm -rf "$RT"
 mkdir -p "$RT"
@@ -27,17 +26,25 @@ copy_lib() {   # copy_lib SONAME PATH
     echo "  $name <- $(readlink -f "$path")"
 }
 
-# The CPU BLAS of the host backend, loaded with dlopen: ldd cannot see it.
+# The CPU BLAS of the host backend, loaded with dlopen: ldd cannot see it.  Netlib's reference BLAS
+# by default (450 KB; the host backend tries libopenblas.so.0, then libblas.so.3): OpenBLAS is 36 MB,
+# more than half of what the device tool carries.  GPU_BUNDLE_CPU_BLAS=openblas takes OpenBLAS.
 multiarch=$( (gcc -print-multiarch 2>/dev/null || true) | head -n1)
 [ -n "$multiarch" ] || multiarch=x86_64-linux-gnu
-openblas=""
-for c in "/usr/lib/$multiarch/openblas-pthread/libopenblas.so.0" "/usr/lib/$multiarch/libopenblas.so.0" \
-         "/usr/lib/$multiarch/openblas-openmp/libopenblas.so.0" "/usr/lib/$multiarch/openblas-serial/libopenblas.so.0"; do
-    if [ -e "$c" ]; then openblas=$c; break; fi
-done
-[ -n "$openblas" ] || { echo "gpu-bundle: libopenblas.so.0 not found (scripts/deps.sh installs it)" >&2; exit 1; }
 echo "gpu-bundle: collecting into $RT"
-copy_lib libopenblas.so.0 "$openblas"
+if [ "${GPU_BUNDLE_CPU_BLAS:-netlib}" = openblas ]; then
+    openblas=""
+    for c in "/usr/lib/$multiarch/openblas-pthread/libopenblas.so.0" "/usr/lib/$multiarch/libopenblas.so.0" \
+             "/usr/lib/$multiarch/openblas-openmp/libopenblas.so.0" "/usr/lib/$multiarch/openblas-serial/libopenblas.so.0"; do
+        if [ -e "$c" ]; then openblas=$c; break; fi
+    done
+    [ -n "$openblas" ] || { echo "gpu-bundle: libopenblas.so.0 not found (scripts/deps.sh installs it)" >&2; exit 1; }
+    copy_lib libopenblas.so.0 "$openblas"
+else
+    netlib=/usr/lib/$multiarch/blas/libblas.so.3
+    [ -e "$netlib" ] || { echo "gpu-bundle: $netlib not found (package libblas3)" >&2; exit 1; }
+    copy_lib libblas.so.3 "$netlib"
+fi
 
 # ldd closure over everything that will run there.
 changed=1
@@ -54,7 +61,7 @@ while [ $changed = 1 ]; do
             fi
             if [ ! -e "$RT/$name" ]; then copy_lib "$name" "$path"; changed=1; fi
         done < <(LD_LIBRARY_PATH="$RT:$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$f" 2>/dev/null)
-    done < <(find "$BUILD/lib" "$BUILD/tests" "$BUILD/examples" "$RT" -maxdepth 1 -type f 2>/dev/null)
+    done < <(find "$BUILD/lib" "$BUILD/tests" "$BUILD/examples" "$BUILD/bench" "$RT" -maxdepth 1 -type f 2>/dev/null)
 done
 
 # what travels (the device tool carries at most 64 MiB, working tree included)

@@ -13,7 +13,7 @@ static const cufort_backend_ops *_Atomic active;
 static atomic_uint generation = 1;
 static int device;
 static int requested_device = -1;        /* cufort_set_device before init */
-static void (*reset_hooks[8])(void);   /* cufort_at_reset */
+static struct { void (*fn)(void *); void *arg; } reset_hooks[16];   /* cufort_at_reset */
 static int hook_count;
 static _Thread_local cufort_stream thread_stream;
 
@@ -36,14 +36,16 @@ const char *cufort_backend_name(void)
     return ops ? ops->name : "none";
 }
 
-void cufort_at_reset(void (*fn)(void))
+void cufort_at_reset(void (*fn)(void *arg), void *arg)
 {
     pthread_mutex_lock(&lock);
     int known = 0;
     for (int i = 0; i < hook_count; i++)
-        known |= reset_hooks[i] == fn;
-    if (!known && hook_count < (int)(sizeof reset_hooks / sizeof *reset_hooks))
-        reset_hooks[hook_count++] = fn;
+        known |= reset_hooks[i].fn == fn && reset_hooks[i].arg == arg;
+    if (!known && hook_count < (int)(sizeof reset_hooks / sizeof *reset_hooks)) {
+        reset_hooks[hook_count].fn = fn;
+        reset_hooks[hook_count++].arg = arg;
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -179,7 +181,7 @@ int cufort_init(void)
 static void run_reset_hooks(void)
 {
     for (int i = 0; i < hook_count; i++)
-        reset_hooks[i]();
+        reset_hooks[i].fn(reset_hooks[i].arg);
 }
 
 int cufort_shutdown(void)

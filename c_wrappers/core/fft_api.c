@@ -27,7 +27,11 @@ static int destroy_one(void *p)
     return CUFORT_SUCCESS;
 }
 
-static void destroy_all(void) { cufort_registry_drain(&plans, destroy_one); }
+static void destroy_all(void *unused)
+{
+    (void)unused;
+    cufort_registry_drain(&plans, destroy_one);
+}
 
 static int live(const char *fn, cufort_fft_plan plan)
 {
@@ -153,7 +157,7 @@ int cufort_fft_plan_many(cufort_fft_plan *plan, int type, int rank, const int64_
         free(p);
         return st;
     }
-    cufort_at_reset(destroy_all);
+    cufort_at_reset(destroy_all, NULL);
     *plan = p;
     return CUFORT_SUCCESS;
 }

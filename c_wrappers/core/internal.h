@@ -126,6 +126,6 @@ int cufort_current_device(void);
 
 /* Run fn at every shutdown and device change, before the old device goes: it frees the
  * per-thread caches (thunk buffers) made on it. */
-void cufort_at_reset(void (*fn)(void));
+void cufort_at_reset(void (*fn)(void *arg), void *arg);
 
 #endif

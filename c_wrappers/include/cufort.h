@@ -124,6 +124,7 @@ int cufort_get_matrix_async(int64_t rows, int64_t cols, int64_t elem_size, const
  * Illegal arguments return CUFORT_INVALID_VALUE with cufort_last_info() = the reference BLAS
  * parameter number. */
 #include "cufort_blas.h"
+#include "cufort_kernels.h"
 #include "cufort_fft.h"
 
 #ifdef __cplusplus

@@ -5,79 +5,56 @@
  * DMA engine moves chunk i-1, and the way back mirrors it.  Small arrays take the plain path,
  * where the set-up would cost more than it saves. */
 #include <omp.h>
-#include <pthread.h>
-#include <stdlib.h>
 
 #include "staging.h"
+#include "thread_state.h"
 
 enum { SLOTS = 2, CHUNK = 8 << 20, PIPELINE_MIN = 1 << 20, MAX_THREADS = 8 };
 
-typedef struct stage {
+typedef struct {
+    cufort_thread_state link;
     void *slot[SLOTS];
     size_t slot_bytes;
     cufort_event done[SLOTS];   /* the last DMA that used the slot */
     int pending[SLOTS];
-    unsigned generation;
-    struct stage *next;
 } stage;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static stage *all;
-static _Thread_local stage *mine;
-
-static void release_all(void)   /* at shutdown or device change, with the device still there */
+static void release_stage(cufort_thread_state *s)   /* at a reset, with the device still there */
 {
-    pthread_mutex_lock(&lock);
-    for (stage *s = all; s; s = s->next) {
-        for (int i = 0; i < SLOTS; i++) {
-            if (s->slot[i])
-                cufort_host_free(s->slot[i]);
-            if (s->done[i])
-                cufort_event_destroy(s->done[i]);
-            s->slot[i] = NULL;
-            s->done[i] = NULL;
-            s->pending[i] = 0;
-        }
-        s->slot_bytes = 0;
+    stage *st = (stage *)s;
+    for (int i = 0; i < SLOTS; i++) {
+        if (st->slot[i])
+            cufort_host_free(st->slot[i]);
+        if (st->done[i])
+            cufort_event_destroy(st->done[i]);
     }
-    pthread_mutex_unlock(&lock);
 }
+
+static cufort_thread_states stages = CUFORT_THREAD_STATES(stage, release_stage);
+static _Thread_local stage *mine;
 
 static int my_stage(size_t bytes, stage **out)
 {
-    if (!mine) {
-        if (!(mine = calloc(1, sizeof *mine)))
-            return cufort_fail(CUFORT_ALLOC_FAILED, "staging: out of host memory");
-        pthread_mutex_lock(&lock);
-        mine->next = all;
-        all = mine;
-        pthread_mutex_unlock(&lock);
-        cufort_at_reset(release_all);
-    }
-    if (mine->generation != cufort_generation()) {   /* released by a reset since last use */
-        memset(mine->slot, 0, sizeof mine->slot);
-        memset(mine->done, 0, sizeof mine->done);
-        memset(mine->pending, 0, sizeof mine->pending);
-        mine->slot_bytes = 0;
-        mine->generation = cufort_generation();
-    }
+    stage *me = cufort_thread_state_get(&stages, (void **)&mine);
+    if (!me)
+        return CUFORT_ALLOC_FAILED;
     for (int i = 0; i < SLOTS; i++) {
         int st = CUFORT_SUCCESS;
-        if (mine->slot_bytes < bytes && mine->slot[i]) {
-            if (mine->pending[i] && (st = cufort_event_synchronize(mine->done[i])))
+        if (me->slot_bytes < bytes && me->slot[i]) {
+            if (me->pending[i] && (st = cufort_event_synchronize(me->done[i])))
                 return st;
-            cufort_host_free(mine->slot[i]);
-            mine->slot[i] = NULL;
-            mine->pending[i] = 0;
+            cufort_host_free(me->slot[i]);
+            me->slot[i] = NULL;
+            me->pending[i] = 0;
         }
-        if (!mine->slot[i] && (st = cufort_host_alloc(&mine->slot[i], (int64_t)bytes)))
+        if (!me->slot[i] && (st = cufort_host_alloc(&me->slot[i], (int64_t)bytes)))
             return st;
-        if (!mine->done[i] && (st = cufort_event_create(&mine->done[i])))
+        if (!me->done[i] && (st = cufort_event_create(&me->done[i])))
             return st;
     }
-    if (mine->slot_bytes < bytes)
-        mine->slot_bytes = bytes;
-    *out = mine;
+    if (me->slot_bytes < bytes)
+        me->slot_bytes = bytes;
+    *out = me;
     return CUFORT_SUCCESS;
 }
 

@@ -3,69 +3,46 @@
  * grows (so repeated calls allocate nothing); arrays travel through staging.c (pinned staging,
  * parallel host copies overlapped with the DMA).  Tiling Level-3 calls so that copies overlap
  * compute is still to come, behind the same protocol. */
-#include <pthread.h>
-#include <stdlib.h>
-
 #include "staging.h"
+#include "thread_state.h"
 #include "thunk.h"
 
 enum { ALIGN = 256 };
 
-/* ---- per-thread scratch, all listed so that shutdown frees them ---- */
+/* ---- per-thread device scratch, released at every reset ---- */
 
-typedef struct scratch {
+typedef struct {
+    cufort_thread_state link;
     void *buf;
     size_t size;
-    unsigned generation;
-    struct scratch *next;
 } scratch;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static scratch *all;
-static _Thread_local scratch *mine;
-
-static void release_all(void)   /* at shutdown or device change: the buffers die with the device */
+static void release_scratch(cufort_thread_state *s)
 {
-    pthread_mutex_lock(&lock);
-    for (scratch *s = all; s; s = s->next) {
-        if (s->buf)
-            cufort_free(s->buf);
-        s->buf = NULL;
-        s->size = 0;
-    }
-    pthread_mutex_unlock(&lock);
+    scratch *sc = (scratch *)s;
+    if (sc->buf)
+        cufort_free(sc->buf);
 }
+
+static cufort_thread_states scratches = CUFORT_THREAD_STATES(scratch, release_scratch);
+static _Thread_local scratch *mine;
 
 static int scratch_of(size_t bytes, void **buf)
 {
-    if (!mine) {
-        mine = calloc(1, sizeof *mine);
-        if (!mine)
-            return cufort_fail(CUFORT_ALLOC_FAILED, "thunk: out of host memory");
-        pthread_mutex_lock(&lock);
-        mine->next = all;
-        all = mine;
-        pthread_mutex_unlock(&lock);
-        cufort_at_reset(release_all);
-    }
-    pthread_mutex_lock(&lock);
-    if (mine->generation != cufort_generation()) {   /* released by a reset since last use */
-        mine->buf = NULL;
-        mine->size = 0;
-        mine->generation = cufort_generation();
-    }
-    pthread_mutex_unlock(&lock);
-    if (mine->size < bytes) {
-        if (mine->buf)
-            cufort_free(mine->buf);
-        mine->buf = NULL;
-        mine->size = 0;
-        int st = cufort_alloc(&mine->buf, (int64_t)bytes);
+    scratch *sc = cufort_thread_state_get(&scratches, (void **)&mine);
+    if (!sc)
+        return CUFORT_ALLOC_FAILED;
+    if (sc->size < bytes) {
+        if (sc->buf)
+            cufort_free(sc->buf);
+        sc->buf = NULL;
+        sc->size = 0;
+        int st = cufort_alloc(&sc->buf, (int64_t)bytes);
         if (st)
             return st;
-        mine->size = bytes;
+        sc->size = bytes;
     }
-    *buf = mine->buf;
+    *buf = sc->buf;
     return CUFORT_SUCCESS;
 }
 
