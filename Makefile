@@ -357,17 +357,26 @@ demo: libs examples
 	@for x in $(MODERN_EXAMPLES); do echo; echo "== $$x: examples/modern (use cufort)"; \
 	    LD_LIBRARY_PATH=$(LIB) $$x || exit 1; done
 
-# ---- bench (issue 5; needs a GPU): cufort's kernels against CUB, cuBLAS and a D2D copy ----------
-# `make bench` builds $(BUILD)/bench/bench_kernels and runs it (table on stdout, CSV in $OUT or .).
+# ---- bench (needs a GPU) ------------------------------------------------------------------------------
+# `make bench` builds and runs, each printing a table and writing a CSV (in $OUT when set, else .):
+#   bench_kernels  cufort's reductions and transposes against CUB, cuBLAS and a D2D copy (issue 5)
+#   fft_bench      cufort's FFT against cuFFT called directly; thunked FFTs against the PCIe floor
 BENCH_BIN := $(BUILD)/bench/bench_kernels
+FFT_BENCH_BIN := $(BUILD)/bench/fft_bench
 $(BENCH_BIN): bench/bench_kernels.cu $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Ic_wrappers/include -Ikernels -o $@ $< -L$(LIB) -lcufort -lcublas \
 	    -Xlinker -rpath,'$$ORIGIN/../lib' -Xlinker -rpath,$(CUDA_LIBDIR)
+$(FFT_BENCH_BIN): bench/fft_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< \
+	    -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcufft -lcudart -Wl,-rpath,'$$ORIGIN/../lib' \
+	    -Wl,-rpath,$(CUDA_LIBDIR)
 .PHONY: bench bench-build
-bench-build: $(BENCH_BIN)
-bench: $(BENCH_BIN)
+bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN)
+bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
+	$(FFT_BENCH_BIN)
 
 # ---- check --------------------------------------------------------------------------------------------
 check: libs tests examples
