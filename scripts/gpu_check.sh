@@ -29,6 +29,12 @@ if [ -z "$CUDA_DIR" ] && command -v nvcc >/dev/null 2>&1; then CUDA_DIR=$(dirnam
 LD_LIBRARY_PATH="$BUILD/runtime:$BUILD/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 SANITIZER=$(command -v compute-sanitizer 2>/dev/null || echo "$CUDA_DIR/bin/compute-sanitizer")
+# The host backend runs on the bundled reference BLAS, not whatever the GPU machine has: the H100
+# host's own OpenBLAS (Ubuntu 24.04's) returns an infinite imaginary part from crotg/zrotg, which
+# the suite caught (2026-11-22).
+if [ -z "${CUFORT_CPU_BLAS:-}" ] && [ -e "$BUILD/runtime/libblas.so.3" ]; then
+    export CUFORT_CPU_BLAS="$ROOT/$BUILD/runtime/libblas.so.3"
+fi
 export CUFORT_TEST_LOGDIR=${CUFORT_TEST_LOGDIR:-$BUILD/test-logs-gpu}
 
 summary=$LOGS/summary.txt
