@@ -7,7 +7,9 @@
 #   host      tests/run_tests.sh with CUFORT_BACKEND=host (the cross-check oracle)
 #   memcheck  compute-sanitizer --tool memcheck --leak-check full over every test binary, cuda backend;
 #             --report-api-errors no, because the tests provoke failing CUDA calls on purpose (an
-#             allocation of 2^60 bytes must fail cleanly): memory errors and leaks are what count
+#             allocation of 2^60 bytes must fail cleanly): memory errors and leaks are what count;
+#             --target-processes application-only, because some tests start children that must die
+#             with `error stop` (leaving memory behind is what those children are there to show)
 #             (GPU_CHECK_SANITIZER_FLAGS replaces "--tool memcheck --leak-check full --report-api-errors no", e.g.
 #             "--tool racecheck"; CUFORT_TEST_FILTER narrows any step to some tests)
 #   demo      scripts/demo.sh
@@ -60,7 +62,7 @@ for step in $steps; do
     memcheck)
         log=$LOGS/memcheck.log
         CUFORT_BACKEND=cuda CUFORT_TEST_NO_EXAMPLES=1 \
-            CUFORT_TEST_WRAPPER="$SANITIZER ${GPU_CHECK_SANITIZER_FLAGS:---tool memcheck --leak-check full --report-api-errors no} --error-exitcode 86" \
+            CUFORT_TEST_WRAPPER="$SANITIZER ${GPU_CHECK_SANITIZER_FLAGS:---tool memcheck --leak-check full --report-api-errors no --target-processes application-only} --error-exitcode 86" \
             CUFORT_TEST_LOGDIR=$BUILD/test-logs-memcheck \
             bash tests/run_tests.sh "$BUILD" 2>&1 | tee "$log"
         rc=${PIPESTATUS[0]}

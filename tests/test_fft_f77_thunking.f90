@@ -8,9 +8,9 @@ program test_fft_f77_thunking
   integer, parameter :: CUFFT_Z2Z = int(z'69'), CUFFT_C2C = int(z'29'), CUFFT_D2Z = int(z'6a')
   integer :: passed = 0, failed = 0
   integer :: cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
-             cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init
+             cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown, st
   external cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
-           cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init
+           cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown
 
   if (cublas_init() /= 0) call check(.false., 'cublas_init', 1d0)
   call z2z_2d(10, 7)
@@ -18,6 +18,7 @@ program test_fft_f77_thunking
   call d2z_2d(9, 6)
   call round_trip(300, 4)
   call wrong_type()
+  st = cublas_shutdown()   ! returns every device allocation: a clean leak check
   write(*, '(i0, a, i0, a)') passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
 

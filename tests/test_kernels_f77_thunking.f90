@@ -10,7 +10,7 @@ program test_kernels_f77_thunking
   complex(4) :: cx(n), cy(n), c4, ca(17, 13), cb(13, 17)
   complex(8) :: za(9, 11), zb(11, 9)
   integer :: st, npass, nfail, loc
-  integer :: cublas_get_error
+  integer :: cublas_get_error, cublas_shutdown
   real(4) :: cuf_ssum, cuf_ssumk, cuf_sasum, cuf_sdot, cuf_snrm2, cuf_smin, cuf_smax
   real(8) :: cuf_dsum, cuf_dnrm2, cuf_dmax
   complex(4) :: cuf_cdotc
@@ -78,6 +78,7 @@ program test_kernels_f77_thunking
   call cuf_stranspose('T', 37, 29, 2.0, a, 36, b, 29)
   st = cublas_get_error()
   call check(st == 7, 'cuf_stranspose lda < m: cublas_get_error = 7 (invalid value)')
+  st = cublas_shutdown()   ! returns every device allocation: a clean leak check
   write (*, '(i0, a, i0, a)') npass, ' passed, ', nfail, ' failed'
   if (nfail > 0) stop 1
 contains

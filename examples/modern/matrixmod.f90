@@ -26,6 +26,7 @@ program matrixmod
   do j = 1, N
     write(*, '(6F7.0)') (a(i, j), i = 1, M)
   end do
+  call cf_shutdown()               ! frees what is left on the device
   if (all(a == expect)) then
     write(*, '(a)') 'ok matrixmod (use cufort): row 2 from column 3 scaled by 16, column 3 from row 2 by 12'
     write(*, '(a)') '1 passed, 0 failed'

@@ -57,6 +57,7 @@ program pinned
   call cf_event_destroy(t0)
   call cf_event_destroy(t1)
   call cf_stream_destroy(s)
+  call cf_shutdown()               ! frees what is left on the device
   write(*, '(i0,a,i0,a)') npass, ' passed, ', nfail, ' failed'
   if (nfail /= 0) error stop 1
 

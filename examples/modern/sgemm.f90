@@ -46,6 +46,7 @@ program sgemm_modern
   write(*, '(a,f0.3,a,a,a)') 'time: ', ms, ' ms on the device (backend ', cf_backend_name(), ')'
   call cf_event_destroy(t0)
   call cf_event_destroy(t1)
+  call cf_shutdown()               ! frees what is left on the device
   write(*, '(i0,a,i0,a)') npass, ' passed, ', nfail, ' failed'
   if (nfail /= 0) error stop 1
 
