@@ -315,10 +315,13 @@ static int cuda_event_synchronize(cufort_event e)
     return cufort_cuda_error(cudaEventSynchronize((cudaEvent_t)e), "cudaEventSynchronize");
 }
 
+/* Waits for `stop` first: asking right after recording it is the common case, and CUDA would
+ * answer cudaErrorNotReady whenever the GPU has not got there yet. */
 static int cuda_event_elapsed_ms(float *ms, cufort_event start, cufort_event stop)
 {
-    return cufort_cuda_error(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)stop),
-                             "cudaEventElapsedTime");
+    int st = cufort_cuda_error(cudaEventSynchronize((cudaEvent_t)stop), "cudaEventSynchronize");
+    return st ? st : cufort_cuda_error(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)stop),
+                                       "cudaEventElapsedTime");
 }
 
 const cufort_backend_ops cufort_cuda_ops = {

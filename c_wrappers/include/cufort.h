@@ -96,7 +96,7 @@ int cufort_event_create(cufort_event *event);
 int cufort_event_destroy(cufort_event event);
 int cufort_event_record(cufort_event event, cufort_stream stream);
 int cufort_event_synchronize(cufort_event event);
-int cufort_event_elapsed_ms(float *ms, cufort_event start, cufort_event stop);
+int cufort_event_elapsed_ms(float *ms, cufort_event start, cufort_event stop);  /* waits for stop */
 
 /* ---- transfers (elem_size in bytes; increments and leading dimensions in elements, > 0) ----------- */
 int cufort_set_vector(int64_t n, int64_t elem_size, const void *x, int64_t incx, void *dy, int64_t incy);
