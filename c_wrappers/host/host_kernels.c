@@ -56,6 +56,19 @@ static void blue_add(hpart *b, double x)
 }
 
 /* element i of x (and y): re, im in the kind's precision */
+/* count's predicate; float data compare exactly in double (float to double is exact) */
+static int holds(int pred, double x, double v)
+{
+    switch (pred) {
+    case CUFORT_PRED_LT: return x < v;
+    case CUFORT_PRED_LE: return x <= v;
+    case CUFORT_PRED_GT: return x > v;
+    case CUFORT_PRED_GE: return x >= v;
+    case CUFORT_PRED_EQ: return x == v;
+    default: return x != v;
+    }
+}
+
 static hpart map(const hop *o, const void *xv, const void *yv, int64_t i, int64_t n, int64_t incx,
                  int64_t incy)
 {
@@ -83,20 +96,7 @@ static hpart map(const hop *o, const void *xv, const void *yv, int64_t i, int64_
             p.d[0] = o->complex ? r * r + im * im : r * r;
             break;
         }
-        case CUFORT_RCOUNT: {
-            float v = (float)o->value;
-            int r;
-            switch (o->pred) {
-            case CUFORT_PRED_LT: r = xr < v; break;
-            case CUFORT_PRED_LE: r = xr <= v; break;
-            case CUFORT_PRED_GT: r = xr > v; break;
-            case CUFORT_PRED_GE: r = xr >= v; break;
-            case CUFORT_PRED_EQ: r = xr == v; break;
-            default: r = xr != v; break;
-            }
-            p.i = r;
-            break;
-        }
+        case CUFORT_RCOUNT: p.i = holds(o->pred, xr, (float)o->value); break;
         default: p.v = xr; p.i = i; break;   /* min/max/loc */
         }
     } else {
@@ -119,20 +119,7 @@ static hpart map(const hop *o, const void *xv, const void *yv, int64_t i, int64_
             blue_add(&p, xr);
             if (o->complex) blue_add(&p, xi);
             break;
-        case CUFORT_RCOUNT: {
-            double v = o->value;
-            int r;
-            switch (o->pred) {
-            case CUFORT_PRED_LT: r = xr < v; break;
-            case CUFORT_PRED_LE: r = xr <= v; break;
-            case CUFORT_PRED_GT: r = xr > v; break;
-            case CUFORT_PRED_GE: r = xr >= v; break;
-            case CUFORT_PRED_EQ: r = xr == v; break;
-            default: r = xr != v; break;
-            }
-            p.i = r;
-            break;
-        }
+        case CUFORT_RCOUNT: p.i = holds(o->pred, xr, o->value); break;
         default: p.v = xr; p.i = i; break;
         }
     }
