@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -51,23 +52,8 @@ CK_FN const char *ckf(const char *fmt, ...)
     return b;
 }
 
-CK_FN const char *ck_status_name(int st)
-{
-    switch (st) {
-    case CUFORT_SUCCESS: return "CUFORT_SUCCESS";
-    case CUFORT_NOT_INITIALIZED: return "CUFORT_NOT_INITIALIZED";
-    case CUFORT_ALLOC_FAILED: return "CUFORT_ALLOC_FAILED";
-    case CUFORT_INVALID_VALUE: return "CUFORT_INVALID_VALUE";
-    case CUFORT_ARCH_MISMATCH: return "CUFORT_ARCH_MISMATCH";
-    case CUFORT_MAPPING_ERROR: return "CUFORT_MAPPING_ERROR";
-    case CUFORT_EXECUTION_FAILED: return "CUFORT_EXECUTION_FAILED";
-    case CUFORT_INTERNAL_ERROR: return "CUFORT_INTERNAL_ERROR";
-    case CUFORT_NOT_SUPPORTED: return "CUFORT_NOT_SUPPORTED";
-    case CUFORT_NO_DEVICE: return "CUFORT_NO_DEVICE";
-    case CUFORT_BAD_POINTER: return "CUFORT_BAD_POINTER";
-    default: return "unknown status";
-    }
-}
+/* the library's own names (test_context checks cufort_status_string itself) */
+#define ck_status_name cufort_status_string
 
 /* The last error message, never NULL (a NULL from the library is itself reported by the tests). */
 CK_FN const char *ck_err(void)
@@ -148,6 +134,35 @@ CK_FN void ck_fill_bytes(void *p, size_t n)
 {
     unsigned char *b = p;
     for (size_t i = 0; i < n; i++) b[i] = (unsigned char)(1 + ck_rand64() % 255);
+}
+
+/* ---- several threads at once ---- */
+/* body(id, err, errlen) runs on each thread and returns its number of failures, describing the
+ * first in err; ck_threads runs `count` of them together (count <= 16), one check per thread. */
+typedef int (*ck_thread_body)(int id, char *err, size_t errlen);
+typedef struct { ck_thread_body body; int id, fails; char err[256]; } ck_thread_arg;
+
+CK_FN void *ck_thread_main(void *p)
+{
+    ck_thread_arg *a = p;
+    a->fails = a->body(a->id, a->err, sizeof a->err);
+    return NULL;
+}
+
+CK_FN void ck_threads(int count, ck_thread_body body, const char *what)
+{
+    pthread_t th[16];
+    ck_thread_arg a[16];
+    count = count < 16 ? count : 16;
+    for (int i = 0; i < count; i++) {
+        a[i] = (ck_thread_arg){.body = body, .id = i};
+        pthread_create(&th[i], NULL, ck_thread_main, &a[i]);
+    }
+    for (int i = 0; i < count; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < count; i++)
+        CHECK(a[i].fails == 0, ckf("thread %d %s", i, what), "%d failures; first: %s", a[i].fails,
+              a[i].err);
 }
 
 /* ---- crashes and hangs still end in a FAIL line and a summary ---- */

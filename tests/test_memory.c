@@ -266,42 +266,23 @@ static void leak_cycles(void)
                     "free of a pointer from before shutdown");
 }
 
-typedef struct {
-    int id, fails;
-    char err[256];
-} thr_arg;
-
-static void *alloc_thread(void *vp)
+static int alloc_thread(int id, char *err, size_t errlen)
 {
-    thr_arg *a = vp;
+    int fails = 0;
     for (int it = 0; it < 300; it++) {
-        int64_t n = 1 + (it * 7 + a->id * 13) % 300;
+        int64_t n = 1 + (it * 7 + id * 13) % 300;
         float x[300], y[300];
-        for (int i = 0; i < n; i++) x[i] = 1.0f + (float)(a->id * 100000 + it * 300 + i);
+        for (int i = 0; i < n; i++) x[i] = 1.0f + (float)(id * 100000 + it * 300 + i);
         void *p = NULL;
         if (cufort_alloc(&p, n * 4) || cufort_set_vector(n, 4, x, 1, p, 1) ||
             cufort_get_vector(n, 4, p, 1, y, 1) || memcmp(x, y, (size_t)n * 4) || cufort_free(p)) {
-            if (!a->fails++) snprintf(a->err, sizeof a->err, "iteration %d: %s", it, ck_err());
+            if (!fails++) snprintf(err, errlen, "iteration %d: %s", it, ck_err());
         }
     }
-    return NULL;
+    return fails;
 }
 
-static void threads(void)
-{
-    enum { T = 8 };
-    pthread_t th[T];
-    thr_arg a[T];
-    for (int i = 0; i < T; i++) {
-        memset(&a[i], 0, sizeof a[i]);
-        a[i].id = i;
-        pthread_create(&th[i], NULL, alloc_thread, &a[i]);
-    }
-    for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i < T; i++)
-        CHECK(a[i].fails == 0, ckf("thread %d alloc/copy/free x300", i), "%d failures; first: %s",
-              a[i].fails, a[i].err);
-}
+static void threads(void) { ck_threads(8, alloc_thread, "alloc/copy/free x300"); }
 
 static int run_child(const char *mode)
 {

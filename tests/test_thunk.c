@@ -249,44 +249,25 @@ static void saxpy_host_neg(void)
     CHECK(ok, "scopy_host result, gaps untouched", "dst %g %g %g", dst[0], dst[1], dst[2]);
 }
 
-typedef struct {
-    int id, fails;
-    char err[256];
-} thr_arg;
-
-static void *thunk_thread(void *vp)
+static int thunk_thread(int id, char *err, size_t errlen)
 {
-    thr_arg *a = vp;
+    int fails = 0;
     for (int it = 0; it < 100; it++) {
-        int64_t n = 5 + (it * 3 + a->id) % 200;
+        int64_t n = 5 + (it * 3 + id) % 200;
         double x[210], y[210], want[210];
         for (int64_t i = 0; i < n; i++) {
-            x[i] = 1.0 + a->id + i * 0.5;
+            x[i] = 1.0 + id + i * 0.5;
             y[i] = 2.0 - it - i * 0.25;
             want[i] = y[i] + 2.0 * x[i];
         }
         if (cufort_daxpy_host(n, 2.0, x, 1, y, 1) || memcmp(y, want, (size_t)n * 8)) {
-            if (!a->fails++) snprintf(a->err, sizeof a->err, "iteration %d: %s", it, ck_err());
+            if (!fails++) snprintf(err, errlen, "iteration %d: %s", it, ck_err());
         }
     }
-    return NULL;
+    return fails;
 }
 
-static void threads(void)
-{
-    enum { T = 8 };
-    pthread_t th[T];
-    thr_arg a[T];
-    for (int i = 0; i < T; i++) {
-        memset(&a[i], 0, sizeof a[i]);
-        a[i].id = i;
-        pthread_create(&th[i], NULL, thunk_thread, &a[i]);
-    }
-    for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
-    for (int i = 0; i < T; i++)
-        CHECK(a[i].fails == 0, ckf("thread %d daxpy_host x100", i), "%d failures; first: %s", a[i].fails,
-              a[i].err);
-}
+static void threads(void) { ck_threads(8, thunk_thread, "daxpy_host x100"); }
 
 static void across_shutdown(void)
 {
