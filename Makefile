@@ -137,7 +137,8 @@ LIBS := $(LIB)/libcufort.a $(LIB)/libcufort.so \
 # Modern Fortran API (`use cufort`, issue 3): fortran/*.f90 + fortran/generated/*.f90 in module
 # dependency order; .mod files into $(BUILD)/include.  Link: -I$(BUILD)/include -lcufort_fortran -lcufort.
 FORTRAN_MOD_SRCS := fortran/cufort_core.f90 fortran/cufort_streams.f90 fortran/generated/cufort_c_blas.f90 \
-                    fortran/generated/cufort_memory.f90 fortran/generated/cufort_blas.f90 fortran/cufort.f90
+                    fortran/generated/cufort_memory.f90 fortran/generated/cufort_blas.f90 \
+                    fortran/cufort_kernels.f90 fortran/cufort_fft.f90 fortran/cufort.f90
 FORTRAN_MOD_OBJS := $(patsubst %.f90,$(OBJ)/%.o,$(FORTRAN_MOD_SRCS))
 MODDIR := $(BUILD)/include
 MOD_FFLAGS = $(FFLAGS) -std=f2008 -Wall -fPIC
@@ -196,7 +197,9 @@ $(call FMOD_O,cufort_streams): $(call FMOD_O,cufort_core)
 $(call FMOD_O,generated/cufort_c_blas): $(call FMOD_O,cufort_streams)
 $(call FMOD_O,generated/cufort_memory): $(call FMOD_O,generated/cufort_c_blas)
 $(call FMOD_O,generated/cufort_blas): $(call FMOD_O,generated/cufort_memory)
-$(call FMOD_O,cufort): $(call FMOD_O,generated/cufort_blas)
+$(call FMOD_O,cufort_kernels): $(call FMOD_O,generated/cufort_blas)
+$(call FMOD_O,cufort_fft): $(call FMOD_O,generated/cufort_blas)
+$(call FMOD_O,cufort): $(call FMOD_O,cufort_kernels) $(call FMOD_O,cufort_fft)
 
 $(LIB)/libcufort_fortran.a: $(FORTRAN_MOD_OBJS)
 	@mkdir -p $(@D)
@@ -377,6 +380,9 @@ bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN)
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)
+
+# ---- drop-in BLAS library (issue 6) --------------------------------------------------------------------
+include mk/dropin.mk
 
 # ---- check --------------------------------------------------------------------------------------------
 check: libs tests examples
