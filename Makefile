@@ -364,6 +364,7 @@ demo: libs examples
 # `make bench` builds and runs, each printing a table and writing a CSV (in $OUT when set, else .):
 #   bench_kernels  cufort's reductions and transposes against CUB, cuBLAS and a D2D copy (issue 5)
 #   fft_bench      cufort's FFT against cuFFT called directly; thunked FFTs against the PCIe floor
+#   bench_gemm     GEMM on host arrays through the engine and every alternative (bench/gemm_run.sh)
 BENCH_BIN := $(BUILD)/bench/bench_kernels
 FFT_BENCH_BIN := $(BUILD)/bench/fft_bench
 $(BENCH_BIN): bench/bench_kernels.cu $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -375,11 +376,23 @@ $(FFT_BENCH_BIN): bench/fft_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_S
 	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< \
 	    -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcufft -lcudart -Wl,-rpath,'$$ORIGIN/../lib' \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
+# bench_gemm (issue 6): the thunk engine's GEMM against naive thunking, cublasXt, NVBLAS, the CPU
+# BLAS, the drop-in library and device-pointer cuBLAS; ooc_gemm: one SGEMM larger than the GPU.
+# bench/gemm_run.sh runs both with NVBLAS set up; bench/plot_gemm.py turns the CSV into the table
+# and the PNG.  No BLAS is linked: NVBLAS's sgemm_ must win under LD_PRELOAD.
+GEMM_BENCH_BIN := $(BUILD)/bench/bench_gemm
+OOC_BENCH_BIN := $(BUILD)/bench/ooc_gemm
+$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
+	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
+	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
 .PHONY: bench bench-build
-bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN)
+bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN)
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)
+	bash bench/gemm_run.sh $(BUILD)
 
 # ---- drop-in BLAS library (issue 6) --------------------------------------------------------------------
 include mk/dropin.mk

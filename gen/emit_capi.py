@@ -124,6 +124,10 @@ def thunk_entry(r, v):
     body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";',
             "    cufort_clear_error();", "    int st = CUFORT_SUCCESS;"] + check_call(r, v)
     body += null_checks(r) + quick(r)
+    if r.group == "gemm":   # tiled, overlapped, out of core: c_wrappers/thunk/gemm_engine.c
+        body.append(f"    return cufort_thunk_gemm(fn, '{v.prec}', transa, transb, m, n, k, &alpha, A, lda, B, "
+                    "ldb, &beta, C, ldc);")
+        return "\n".join(body + ["}"])
     body += ["    cufort_thunk t;", "    st = cufort_thunk_begin(&t, fn);", "    if (st) return st;"]
     subst = {}
     for a in r.args:
@@ -155,7 +159,7 @@ def thunk_entry(r, v):
 
 def api_source():
     out = [header(ME, "blas_api.c — argument checks and the device-pointer and thunking entry points."),
-           '#include "internal.h"', '#include "thunk.h"', '#include "blas_backends.h"', ""]
+           '#include "internal.h"', '#include "thunk.h"', '#include "gemm_engine.h"', '#include "blas_backends.h"', ""]
     for r, v in variants():
         check = check_fn(r, v)
         out += ([check, ""] if check else []) + [device_entry(r, v), "", thunk_entry(r, v), ""]

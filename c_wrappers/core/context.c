@@ -21,6 +21,13 @@ const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
 unsigned cufort_generation(void) { return atomic_load(&generation); }
 int cufort_current_device(void) { return device; }
 cufort_stream cufort_thread_stream(void) { return thread_stream; }
+
+cufort_stream cufort_swap_thread_stream(cufort_stream stream)
+{
+    cufort_stream old = thread_stream;
+    thread_stream = stream;
+    return old;
+}
 int cufort_is_initialized(void) { return cufort_ops() != NULL; }
 int cufort_on_host(void) { return cufort_ops() == &cufort_host_ops; }
 

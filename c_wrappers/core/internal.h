@@ -111,6 +111,7 @@ typedef struct cufort_backend_ops {
     int (*event_destroy)(cufort_event e);
     int (*event_record)(cufort_event e, cufort_stream s);
     int (*event_synchronize)(cufort_event e);
+    int (*stream_wait)(cufort_stream s, cufort_event e);   /* s runs on once e has happened */
     int (*event_elapsed_ms)(float *ms, cufort_event start, cufort_event stop);
 } cufort_backend_ops;
 
@@ -121,6 +122,7 @@ const cufort_backend_ops *cufort_ops(void);            /* the active backend; NU
 /* This thread's BLAS stream (cufort_set_stream) and a counter bumped by every init/shutdown and
  * device change, so per-thread caches (cuBLAS handles, thunk buffers) know they are stale. */
 cufort_stream cufort_thread_stream(void);
+cufort_stream cufort_swap_thread_stream(cufort_stream stream);   /* returns the old one; no checks */
 unsigned cufort_generation(void);
 int cufort_current_device(void);
 

@@ -3,6 +3,7 @@
 
 #include "internal.h"
 #include "thunk.h"
+#include "gemm_engine.h"
 #include "blas_backends.h"
 
 int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
@@ -5309,19 +5310,7 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_sgemm(transa, transb, m, n, k, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const float *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (float *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_gemm(fn, 's', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 static int check_dgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
@@ -5365,19 +5354,7 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dgemm(transa, transb, m, n, k, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const double *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (double *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_gemm(fn, 'd', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 static int check_cgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
@@ -5421,19 +5398,7 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_cgemm(transa, transb, m, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_gemm(fn, 'c', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 static int check_zgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
@@ -5478,19 +5443,7 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zgemm(transa, transb, m, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_gemm(fn, 'z', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 static int check_cgemm3m(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)

@@ -59,7 +59,7 @@ static int my_stage(size_t bytes, stage **out)
     return CUFORT_SUCCESS;
 }
 
-static int pinned(const void *p, size_t bytes)
+int cufort_host_pinned(const void *p, size_t bytes)
 {
     cufort_registry *sets[] = {&cufort_pinned_blocks, &cufort_registered_ranges};
     uintptr_t base;
@@ -134,10 +134,22 @@ static size_t slot_size(const cut *c)
 
 int cufort_stage_to_device(void *dev, const void *host, size_t hpitch, size_t width, size_t cols)
 {
+    return cufort_stage_to_device_on(cufort_thread_stream(), dev, host, hpitch, width, cols);
+}
+
+int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t width, size_t cols)
+{
+    return cufort_stage_to_host_on(cufort_thread_stream(), host, hpitch, dev, width, cols);
+}
+
+int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
+                              size_t width, size_t cols)
+{
     const cufort_backend_ops *ops = cufort_ops();
-    cufort_stream s = cufort_thread_stream();
-    if (width * cols < PIPELINE_MIN || pinned(host, hpitch * (cols - 1) + width))
-        return ops->copy2d(dev, width, host, hpitch, width, cols, CUFORT_H2D, s, 0);
+    if (width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width)) {
+        int rc = ops->copy2d(dev, width, host, hpitch, width, cols, CUFORT_H2D, s, 1);
+        return rc ? rc : ops->stream_synchronize(s);
+    }
     cut c = cut_up(hpitch, width, cols);
     stage *st;
     int rc = my_stage(slot_size(&c), &st);
@@ -155,12 +167,14 @@ int cufort_stage_to_device(void *dev, const void *host, size_t hpitch, size_t wi
     return rc;
 }
 
-int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t width, size_t cols)
+int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                            size_t width, size_t cols)
 {
     const cufort_backend_ops *ops = cufort_ops();
-    cufort_stream s = cufort_thread_stream();
-    if (width * cols < PIPELINE_MIN || pinned(host, hpitch * (cols - 1) + width))
-        return ops->copy2d(host, hpitch, dev, width, width, cols, CUFORT_D2H, s, 0);
+    if (width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width)) {
+        int rc = ops->copy2d(host, hpitch, dev, width, width, cols, CUFORT_D2H, s, 1);
+        return rc ? rc : ops->stream_synchronize(s);
+    }
     cut c = cut_up(hpitch, width, cols);
     stage *st;
     int rc = my_stage(slot_size(&c), &st);

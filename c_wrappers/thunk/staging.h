@@ -1,7 +1,7 @@
 /* staging.h — moving a caller's host array to or from device memory as fast as PCIe allows.
  * The host side is `cols` columns of `width` bytes, `hpitch` bytes apart; the device side is
- * packed (width bytes per column).  Both calls run on this thread's stream and return when the
- * host array may be reused (to device) or holds the data (to host). */
+ * packed (width bytes per column).  The calls run on this thread's stream (or s) and return when
+ * the host array may be reused (to device) or holds the data (to host). */
 #ifndef CUFORT_STAGING_H
 #define CUFORT_STAGING_H
 
@@ -9,5 +9,12 @@
 
 int cufort_stage_to_device(void *dev, const void *host, size_t hpitch, size_t width, size_t cols);
 int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t width, size_t cols);
+/* The same on stream s (the copies are ordered after what s waits for). */
+int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
+                              size_t width, size_t cols);
+int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                            size_t width, size_t cols);
+/* 1 when [p, p+bytes) lies in memory cufort pinned (cufort_host_alloc / cufort_host_register) */
+int cufort_host_pinned(const void *p, size_t bytes);
 
 #endif

@@ -1,8 +1,8 @@
 /* thunk.c — the thunk engine behind every host-array entry point.
  * One device buffer per call holds every array, carved from a per-thread scratch block that only
  * grows (so repeated calls allocate nothing); arrays travel through staging.c (pinned staging,
- * parallel host copies overlapped with the DMA).  Tiling Level-3 calls so that copies overlap
- * compute is still to come, behind the same protocol. */
+ * parallel host copies overlapped with the DMA).  GEMM does not come through here: gemm_engine.c
+ * tiles it so that copies overlap compute, in the same scratch. */
 #include "staging.h"
 #include "thread_state.h"
 #include "thunk.h"
@@ -27,7 +27,7 @@ static void release_scratch(cufort_thread_state *s)
 static cufort_thread_states scratches = CUFORT_THREAD_STATES(scratch, release_scratch);
 static _Thread_local scratch *mine;
 
-static int scratch_of(size_t bytes, void **buf)
+int cufort_thunk_scratch(size_t bytes, void **buf)
 {
     scratch *sc = cufort_thread_state_get(&scratches, (void **)&mine);
     if (!sc)
@@ -44,6 +44,12 @@ static int scratch_of(size_t bytes, void **buf)
     }
     *buf = sc->buf;
     return CUFORT_SUCCESS;
+}
+
+size_t cufort_thunk_scratch_held(void)
+{
+    scratch *sc = cufort_thread_state_get(&scratches, (void **)&mine);
+    return sc ? sc->size : 0;
 }
 
 /* ---- the protocol ---- */
@@ -117,7 +123,7 @@ int cufort_thunk_stage_in(cufort_thunk *t)
     if (total == 0)
         return CUFORT_SUCCESS;
     void *buf = NULL;
-    int st = scratch_of(total, &buf);
+    int st = cufort_thunk_scratch(total, &buf);
     if (st)
         return st;
     t->dev = buf;

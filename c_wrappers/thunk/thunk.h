@@ -39,4 +39,9 @@ int64_t cufort_thunk_ld(const cufort_thunk *t, int i);
 int64_t cufort_thunk_inc(const cufort_thunk *t, int i);
 int cufort_thunk_finish(cufort_thunk *t, int status);
 
+/* This thread's device scratch, at least `bytes` long (it only grows, so repeated calls allocate
+ * nothing; every reset frees it), and how much it holds now. */
+int cufort_thunk_scratch(size_t bytes, void **buf);
+size_t cufort_thunk_scratch_held(void);
+
 #endif

@@ -1,0 +1,390 @@
+/* bench_gemm.c — issue 6's GEMM benchmark: C = A*B + C on host arrays, n x n, side by side in one
+ * process, each path timed the same way (wall clock around a call that returns with C on the host;
+ * one warm-up, then the median of several):
+ *   engine_pageable  cufort_?gemm_host on malloc'd arrays (the thunk engine)
+ *   engine_pinned    the same on cufort_host_alloc'd arrays
+ *   naive            cudaMalloc, cudaMemcpy from the pageable arrays, cublas?gemm, copy back, free
+ *                    (NVIDIA's fortran_thunking.c way)
+ *   xt_pageable, xt_pinned   cublasXt?gemm on one GPU
+ *   device           cublas?gemm on device arrays, no transfers (cudaEvents)
+ *   roofline         max(device, bytes in / pinned H2D rate, bytes out / pinned D2H rate)
+ *   cpu              the CPU BLAS (dlopen'd: $BENCH_CPU_BLAS, default libopenblas.so.0)
+ *   dropin           sgemm_/dgemm_/zgemm_ of build/lib/libcufort_blas.so (dlopen'd), the drop-in
+ * With --nvblas[=tag] it times only the sgemm_ that the process resolves, which is NVBLAS's under
+ * LD_PRELOAD=libnvblas.so (bench/gemm_run.sh sets that up), reported as mode nvblas[_tag].
+ *
+ * BENCH_TAG is appended to every mode name (runs with CUFORT_ALLOW_TF32=1 or a memory cap).
+ * Usage: bench_gemm [--precs sdz] [--sizes 256,512,...] [--modes a,b,...] [--nvblas[=tag]]
+ * Prints a table and appends rows "prec,n,mode,ms,tflops" to $OUT/bench_gemm.csv (else ./). */
+#define _GNU_SOURCE
+#include <complex.h>
+#include <cublasXt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cufort.h"
+
+#define CK(x)                                                                                     \
+    do {                                                                                          \
+        if ((x) != 0) {                                                                           \
+            fprintf(stderr, "bench_gemm: %s failed at line %d (%s)\n", #x, __LINE__,              \
+                    cufort_last_error());                                                         \
+            exit(1);                                                                              \
+        }                                                                                         \
+    } while (0)
+
+typedef void (*f77_gemm)(const char *, const char *, const int *, const int *, const int *,
+                         const void *, const void *, const int *, const void *, const int *,
+                         const void *, void *, const int *, size_t, size_t);
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static size_t esize(char p) { return p == 's' ? 4 : p == 'd' ? 8 : 16; }
+static double flops(char p, int n) { return (p == 'z' ? 8.0 : 2.0) * n * (double)n * n; }
+
+/* ---- one problem: the arrays every path shares ---- */
+typedef struct {
+    char p;
+    int n;
+    size_t bytes;                    /* one matrix */
+    void *A, *B, *C;                 /* pageable */
+    void *pA, *pB, *pC;              /* pinned */
+    double alpha[2], beta[2];        /* 1 and 1 in every precision (double[2] holds a zgemm scalar) */
+    float falpha, fbeta;
+} problem;
+
+static void fill(void *x, size_t bytes, unsigned seed)
+{
+    size_t n = bytes / 4;
+    float *f = x;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        unsigned h = (unsigned)(i * 2654435761u) ^ seed;
+        h ^= h >> 13;
+        h *= 0x5bd1e995u;
+        f[i] = 0.5f + (float)(h & 0xffff) / 65536.0f;   /* finite in float; a small double otherwise */
+    }
+}
+
+static void *ctype_scalar(problem *pr, int which)   /* alpha (0) or beta (1), in the precision */
+{
+    if (pr->p == 's') return which ? (void *)&pr->fbeta : (void *)&pr->falpha;
+    return which ? (void *)pr->beta : (void *)pr->alpha;
+}
+
+/* ---- timing ---- */
+static int reps_for(int n) { return n <= 1024 ? 10 : n <= 4096 ? 5 : n <= 8192 ? 3 : 2; }
+
+typedef void (*runner)(problem *, void *ctx);
+
+static double median_ms(problem *pr, runner run, void *ctx)
+{
+    int reps = reps_for(pr->n);
+    double t[16];
+    run(pr, ctx);   /* warm-up: plans, handles, buffers */
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        run(pr, ctx);
+        t[r] = (now() - t0) * 1e3;
+    }
+    qsort(t, reps, sizeof *t, cmp);
+    return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+}
+
+/* ---- the paths ---- */
+static void engine(problem *pr, void *ctx)
+{
+    int pinned = ctx != NULL;
+    void *A = pinned ? pr->pA : pr->A, *B = pinned ? pr->pB : pr->B, *C = pinned ? pr->pC : pr->C;
+    int n = pr->n;
+    switch (pr->p) {
+    case 's': CK(cufort_sgemm_host('N', 'N', n, n, n, 1.0f, A, n, B, n, 1.0f, C, n)); break;
+    case 'd': CK(cufort_dgemm_host('N', 'N', n, n, n, 1.0, A, n, B, n, 1.0, C, n)); break;
+    default: CK(cufort_zgemm_host('N', 'N', n, n, n, 1.0, A, n, B, n, 1.0, C, n));
+    }
+}
+
+static cublasHandle_t handle;
+
+static void device_gemm(problem *pr, void *A, void *B, void *C)
+{
+    int n = pr->n;
+    cublasStatus_t s;
+    if (pr->p == 's')
+        s = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &pr->falpha, A, n, B, n, &pr->fbeta, C, n);
+    else if (pr->p == 'd')
+        s = cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, pr->alpha, A, n, B, n, pr->beta, C, n);
+    else
+        s = cublasZgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, (cuDoubleComplex *)pr->alpha, A, n,
+                        B, n, (cuDoubleComplex *)pr->beta, C, n);
+    CK(s != CUBLAS_STATUS_SUCCESS);
+}
+
+static void naive(problem *pr, void *ctx)
+{
+    (void)ctx;
+    void *dA, *dB, *dC;
+    CK(cudaMalloc(&dA, pr->bytes));
+    CK(cudaMalloc(&dB, pr->bytes));
+    CK(cudaMalloc(&dC, pr->bytes));
+    CK(cudaMemcpy(dA, pr->A, pr->bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dB, pr->B, pr->bytes, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dC, pr->C, pr->bytes, cudaMemcpyHostToDevice));
+    device_gemm(pr, dA, dB, dC);
+    CK(cudaMemcpy(pr->C, dC, pr->bytes, cudaMemcpyDeviceToHost));
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dC));
+}
+
+static cublasXtHandle_t xt;
+
+static void xt_gemm(problem *pr, void *ctx)
+{
+    int pinned = ctx != NULL;
+    void *A = pinned ? pr->pA : pr->A, *B = pinned ? pr->pB : pr->B, *C = pinned ? pr->pC : pr->C;
+    size_t n = (size_t)pr->n;
+    cublasStatus_t s;
+    if (pr->p == 's')
+        s = cublasXtSgemm(xt, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &pr->falpha, A, n, B, n, &pr->fbeta, C, n);
+    else if (pr->p == 'd')
+        s = cublasXtDgemm(xt, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, pr->alpha, A, n, B, n, pr->beta, C, n);
+    else
+        s = cublasXtZgemm(xt, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, (cuDoubleComplex *)pr->alpha, A, n,
+                          B, n, (cuDoubleComplex *)pr->beta, C, n);
+    CK(s != CUBLAS_STATUS_SUCCESS);
+}
+
+/* a Fortran-ABI ?gemm_ (CPU BLAS, drop-in, or NVBLAS), ctx = the function triple s/d/z */
+static void f77(problem *pr, void *ctx)
+{
+    f77_gemm *fns = ctx;
+    f77_gemm f = fns[pr->p == 's' ? 0 : pr->p == 'd' ? 1 : 2];
+    int n = pr->n;
+    f("N", "N", &n, &n, &n, ctype_scalar(pr, 0), pr->A, &n, pr->B, &n, ctype_scalar(pr, 1), pr->C, &n, 1, 1);
+}
+
+static int load_f77(void *lib, f77_gemm fns[3])
+{
+    static const char *names[] = {"sgemm_", "dgemm_", "zgemm_"};
+    for (int i = 0; i < 3; i++)
+        if (!(fns[i] = (f77_gemm)dlsym(lib, names[i])))
+            return 0;
+    return 1;
+}
+
+/* ---- pinned bandwidth, for the roofline ---- */
+static void pinned_rates(double *h2d, double *d2h)
+{
+    size_t bytes = 256u << 20;
+    void *h, *d;
+    CK(cudaMallocHost(&h, bytes));
+    CK(cudaMalloc(&d, bytes));
+    memset(h, 1, bytes);
+    double t[2][5];
+    for (int r = 0; r < 6; r++)
+        for (int dir = 0; dir < 2; dir++) {
+            double t0 = now();
+            CK(cudaMemcpy(dir ? h : d, dir ? d : h, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+            if (r) t[dir][r - 1] = now() - t0;
+        }
+    for (int dir = 0; dir < 2; dir++) qsort(t[dir], 5, sizeof(double), cmp);
+    *h2d = bytes / t[0][2];
+    *d2h = bytes / t[1][2];
+    cudaFreeHost(h);
+    cudaFree(d);
+}
+
+/* 2-D copies like the engine's tiles (rows of a column-major panel: `width` bytes out of each
+ * `pitch`), both directions at once on two streams, against packed copies of the same bytes:
+ * whether the DMA engines lose rate on strided panels. */
+static void copy_rates(void)
+{
+    size_t pitch = 65536, width = 16384, cols = 8192, bytes = width * cols;
+    void *h, *h2, *d, *d2;
+    CK(cudaMallocHost(&h, pitch * cols));
+    CK(cudaMallocHost(&h2, pitch * cols));
+    CK(cudaMalloc(&d, bytes));
+    CK(cudaMalloc(&d2, bytes));
+    cudaStream_t s[2];
+    cudaStreamCreate(&s[0]), cudaStreamCreate(&s[1]);
+    for (int strided = 0; strided < 2; strided++)
+        for (int both = 0; both < 2; both++) {
+            double best = 1e9;
+            for (int r = 0; r < 4; r++) {
+                double t0 = now();
+                size_t hp = strided ? pitch : width;
+                CK(cudaMemcpy2DAsync(d, width, h, hp, width, cols, cudaMemcpyHostToDevice, s[0]));
+                if (both)
+                    CK(cudaMemcpy2DAsync(h2, hp, d2, width, width, cols, cudaMemcpyDeviceToHost, s[1]));
+                CK(cudaDeviceSynchronize());
+                double t = now() - t0;
+                best = t < best ? t : best;
+            }
+            printf("# pinned copy %s, %s: %.1f GB/s each way\n", strided ? "16 KiB of each 64 KiB" : "packed",
+                   both ? "H2D and D2H at once" : "H2D alone", bytes / best / 1e9);
+        }
+    cudaFreeHost(h), cudaFreeHost(h2), cudaFree(d), cudaFree(d2);
+    cudaStreamDestroy(s[0]), cudaStreamDestroy(s[1]);
+}
+
+/* ---- main ---- */
+static int has(const char *list, const char *mode)
+{
+    if (!list) return 1;
+    size_t l = strlen(mode);
+    for (const char *p = list; (p = strstr(p, mode)); p += l)
+        if ((p == list || p[-1] == ',') && (p[l] == ',' || !p[l])) return 1;
+    return 0;
+}
+
+static FILE *csv;
+static void emit(problem *pr, const char *mode_base, double ms)
+{
+    char mode[96];   /* BENCH_TAG tells runs with other settings apart (TF32, a memory cap) */
+    snprintf(mode, sizeof mode, "%s%s", mode_base, getenv("BENCH_TAG") ? getenv("BENCH_TAG") : "");
+    double tf = flops(pr->p, pr->n) / (ms * 1e-3) / 1e12;
+    printf("%c %6d %-16s %10.3f ms %8.2f TFLOP/s\n", pr->p, pr->n, mode, ms, tf);
+    fflush(stdout);
+    fprintf(csv, "%c,%d,%s,%.4f,%.4f\n", pr->p, pr->n, mode, ms, tf);
+    fflush(csv);
+}
+
+int main(int argc, char **argv)
+{
+    const char *precs = "sdz", *modes = NULL, *nvblas = NULL;
+    char sizes_buf[256] = "256,512,1024,2048,4096,8192,16384";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--precs") && i + 1 < argc) precs = argv[++i];
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) snprintf(sizes_buf, sizeof sizes_buf, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--modes") && i + 1 < argc) modes = argv[++i];
+        else if (!strncmp(argv[i], "--nvblas", 8)) nvblas = argv[i][8] == '=' ? argv[i] + 9 : "";
+    }
+    const char *out = getenv("OUT");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench_gemm.csv", out && *out ? out : ".");
+    csv = fopen(path, "a");
+    if (!csv) { perror(path); return 1; }
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("# bench_gemm on %s, %d OpenMP threads\n", prop.name, omp_get_max_threads());
+
+    f77_gemm nv_fns[3], cpu_fns[3], drop_fns[3];
+    int have_nv = 0, have_cpu = 0, have_drop = 0;
+    if (nvblas) {
+        have_nv = load_f77(RTLD_DEFAULT, nv_fns);
+        if (!have_nv) { printf("# NVBLAS: no sgemm_ in this process (LD_PRELOAD libnvblas.so)\n"); return 0; }
+    } else {
+        CK(cufort_init());
+        CK(cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS);
+        CK(cublasXtCreate(&xt) != CUBLAS_STATUS_SUCCESS);
+        int dev0 = 0;
+        CK(cublasXtDeviceSelect(xt, 1, &dev0) != CUBLAS_STATUS_SUCCESS);
+        const char *cpu_name = getenv("BENCH_CPU_BLAS") ? getenv("BENCH_CPU_BLAS") : "libopenblas.so.0";
+        void *cpu = dlopen(cpu_name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        have_cpu = cpu && load_f77(cpu, cpu_fns);
+        printf("# CPU BLAS %s: %s\n", cpu_name, have_cpu ? "loaded" : dlerror());
+        const char *drop_name = getenv("BENCH_DROPIN") ? getenv("BENCH_DROPIN") : "libcufort_blas.so";
+        void *drop = dlopen(drop_name, RTLD_NOW | RTLD_LOCAL);
+        have_drop = drop && load_f77(drop, drop_fns);
+        printf("# drop-in %s: %s\n", drop_name, have_drop ? "loaded" : dlerror());
+    }
+    double h2d = 0, d2h = 0;
+    if (!nvblas) {
+        pinned_rates(&h2d, &d2h);
+        printf("# pinned H2D %.1f GB/s, D2H %.1f GB/s\n", h2d / 1e9, d2h / 1e9);
+        if (getenv("BENCH_COPY_RATES"))
+            copy_rates();
+    }
+
+    for (const char *pc = precs; *pc; pc++)
+        for (char *save, *tok = strtok_r(strdup(sizes_buf), ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            problem pr = {.p = *pc, .n = atoi(tok), .alpha = {1, 0}, .beta = {1, 0}, .falpha = 1, .fbeta = 1};
+            if (pr.n <= 0) continue;
+            pr.bytes = (size_t)pr.n * pr.n * esize(pr.p);
+            if (pr.bytes > ((size_t)6 << 30)) continue;   /* 3 such matrices pageable + 3 pinned */
+            pr.A = malloc(pr.bytes), pr.B = malloc(pr.bytes), pr.C = malloc(pr.bytes);
+            CK(!pr.A || !pr.B || !pr.C);
+            fill(pr.A, pr.bytes, 1), fill(pr.B, pr.bytes, 2), fill(pr.C, pr.bytes, 3);
+            if (nvblas) {
+                char mode[64];
+                snprintf(mode, sizeof mode, "nvblas%s%s", *nvblas ? "_" : "", nvblas);
+                emit(&pr, mode, median_ms(&pr, f77, nv_fns));
+                free(pr.A), free(pr.B), free(pr.C);
+                continue;
+            }
+            int big = pr.n >= 16384;
+            int need_pinned = has(modes, "engine_pinned") || has(modes, "xt_pinned") || has(modes, "device");
+            if (need_pinned) {
+                CK(cufort_host_alloc(&pr.pA, (int64_t)pr.bytes));
+                CK(cufort_host_alloc(&pr.pB, (int64_t)pr.bytes));
+                CK(cufort_host_alloc(&pr.pC, (int64_t)pr.bytes));
+                memcpy(pr.pA, pr.A, pr.bytes), memcpy(pr.pB, pr.B, pr.bytes), memcpy(pr.pC, pr.C, pr.bytes);
+            }
+            if (has(modes, "engine_pageable")) emit(&pr, "engine_pageable", median_ms(&pr, engine, NULL));
+            if (has(modes, "engine_pinned")) emit(&pr, "engine_pinned", median_ms(&pr, engine, &pr));
+            if (has(modes, "naive")) emit(&pr, "naive", median_ms(&pr, naive, NULL));
+            if (has(modes, "xt_pageable") && !big) emit(&pr, "xt_pageable", median_ms(&pr, xt_gemm, NULL));
+            if (has(modes, "xt_pinned")) emit(&pr, "xt_pinned", median_ms(&pr, xt_gemm, &pr));
+            if (has(modes, "cpu") && have_cpu && pr.n <= 4096) emit(&pr, "cpu", median_ms(&pr, f77, cpu_fns));
+            if (has(modes, "dropin") && have_drop) emit(&pr, "dropin", median_ms(&pr, f77, drop_fns));
+            if (has(modes, "device")) {
+                void *dA, *dB, *dC;
+                CK(cudaMalloc(&dA, pr.bytes));
+                CK(cudaMalloc(&dB, pr.bytes));
+                CK(cudaMalloc(&dC, pr.bytes));
+                CK(cudaMemcpy(dA, pr.pA, pr.bytes, cudaMemcpyHostToDevice));
+                CK(cudaMemcpy(dB, pr.pB, pr.bytes, cudaMemcpyHostToDevice));
+                CK(cudaMemcpy(dC, pr.pC, pr.bytes, cudaMemcpyHostToDevice));
+                cudaEvent_t e0, e1;
+                cudaEventCreate(&e0), cudaEventCreate(&e1);
+                double t[16];
+                int reps = reps_for(pr.n) + 2;
+                device_gemm(&pr, dA, dB, dC);
+                for (int r = 0; r < reps; r++) {
+                    float ms;
+                    cudaEventRecord(e0, 0);
+                    device_gemm(&pr, dA, dB, dC);
+                    cudaEventRecord(e1, 0);
+                    cudaEventSynchronize(e1);
+                    cudaEventElapsedTime(&ms, e0, e1);
+                    t[r] = ms;
+                }
+                qsort(t, reps, sizeof *t, cmp);
+                double dev = t[reps / 2];
+                emit(&pr, "device", dev);
+                double roof = dev, tin = 3.0 * pr.bytes / h2d * 1e3, tout = pr.bytes / d2h * 1e3;
+                roof = roof > tin ? roof : tin;
+                roof = roof > tout ? roof : tout;
+                emit(&pr, "roofline", roof);
+                cudaFree(dA), cudaFree(dB), cudaFree(dC);
+                cudaEventDestroy(e0), cudaEventDestroy(e1);
+            }
+            if (need_pinned) cufort_host_free(pr.pA), cufort_host_free(pr.pB), cufort_host_free(pr.pC);
+            free(pr.A), free(pr.B), free(pr.C);
+        }
+    fclose(csv);
+    if (!nvblas) {
+        cublasXtDestroy(xt);
+        cublasDestroy(handle);
+        cufort_shutdown();
+    }
+    return 0;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# bench/gemm_run.sh [build-dir] — issue 6's GEMM benchmark session on a GPU machine, one command:
+# bench_gemm (engine, naive thunking, cublasXt, CPU BLAS, drop-in, device cuBLAS, roofline), the same
+# through NVBLAS under LD_PRELOAD (plain and with autopin), the engine with TF32 and under an 8 GiB
+# device-memory cap, the legacy dgemm loop relinked against the drop-in, and ooc_gemm (one SGEMM
+# larger than the GPU).  Everything lands in $OUT (else <build-dir>/gemm-run): bench_gemm.csv and
+# gemm_run.log; bench/plot_gemm.py makes the table and the PNG from the CSV.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 2
+B=${1:-build}
+L=${OUT:-$B/gemm-run}
+mkdir -p "$L"
+export OUT=$L
+rm -f "$L/bench_gemm.csv"
+CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
+export LD_LIBRARY_PATH="$B/runtime:$B/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
+LOG=$L/gemm_run.log
+say() { echo "$*" | tee -a "$LOG"; }
+: >"$LOG"
+say "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -n1)"
+
+# The CPU BLAS: the machine's OpenBLAS when it has one (the CPU column, the drop-in's CPU path and
+# NVBLAS's fallback), else the bundled reference BLAS.
+cpu=$(ldconfig -p 2>/dev/null | awk '/libopenblas\.so\.0 /{print $NF; exit}')
+[ -n "$cpu" ] || cpu=$(ls "$B"/runtime/libopenblas.so.0 "$B"/runtime/libblas.so.3 2>/dev/null | head -n1)
+export BENCH_CPU_BLAS=$cpu CUFORT_CPU_BLAS=$cpu
+say "CPU BLAS: $cpu, $OMP_NUM_THREADS threads"
+SIZES=${GEMM_SIZES:-64,128,256,384,512,768,1024,2048,4096,8192,16384}
+ZSIZES=${GEMM_ZSIZES:-64,128,256,512,1024,2048,4096,8192}
+
+run() { say "\$ $*"; "$@" 2>&1 | tee -a "$LOG"; }
+run "$B/bench/bench_gemm" --precs sd --sizes "$SIZES"
+run "$B/bench/bench_gemm" --precs z --sizes "$ZSIZES"
+
+nv=$(ls "$CUDA_DIR"/lib64/libnvblas.so* "$CUDA_DIR"/targets/*/lib/libnvblas.so* 2>/dev/null | head -n1)
+if [ -n "$nv" ]; then
+    for pin in plain autopin; do
+        cfg=$L/nvblas_$pin.conf
+        { echo "NVBLAS_CPU_BLAS_LIB $cpu"; echo "NVBLAS_GPU_LIST 0"; echo "NVBLAS_LOGFILE $L/nvblas.log"
+          [ $pin = autopin ] && echo "NVBLAS_AUTOPIN_MEM_ENABLED"; } >"$cfg"
+        say "\$ LD_PRELOAD=$nv NVBLAS_CONFIG_FILE=$cfg bench_gemm --nvblas=$pin"
+        LD_PRELOAD=$nv NVBLAS_CONFIG_FILE=$cfg "$B/bench/bench_gemm" --nvblas="$pin" --precs sdz \
+            --sizes "${NVBLAS_SIZES:-256,1024,2048,4096,8192}" 2>&1 | tee -a "$LOG"
+    done
+else
+    say "NVBLAS: no libnvblas.so in $CUDA_DIR"
+fi
+
+BENCH_TAG=_tf32 CUFORT_ALLOW_TF32=1 run "$B/bench/bench_gemm" --precs s --sizes 4096,8192,16384 \
+    --modes engine_pageable,engine_pinned
+BENCH_TAG=_cap8G CUFORT_DEVICE_MEMORY_CAP=8G run "$B/bench/bench_gemm" --precs sd --sizes 16384 \
+    --modes engine_pageable,engine_pinned
+
+if [ -x "$B/examples/dgemm_loop" ] && [ -x "$B/examples/dgemm_loop_dropin" ]; then
+    for x in dgemm_loop dgemm_loop_dropin; do
+        say "\$ $x (CPU BLAS: $cpu)"
+        s=$(date +%s.%N)
+        LD_PRELOAD= "$B/examples/$x" 2>&1 | tail -n 3 | tee -a "$LOG"
+        say "$x: $(echo "$(date +%s.%N) - $s" | bc) s wall"
+    done
+fi
+
+[ "${GEMM_OOC:-1}" = 1 ] && run "$B/bench/ooc_gemm"
+say "gemm_run: done"

@@ -1,0 +1,459 @@
+/* gemm_engine.c — tiled GEMM on host arrays (see gemm_engine.h).
+ *
+ * C is cut into tiles of mb x nb; op(A) into row panels and op(B) into column panels, each also cut
+ * along k into chunks of kb when the device budget demands it.  Three streams: uploads (h2d),
+ * GEMMs (comp), downloads (d2h), ordered by events, so the PCIe engines and the SMs work at once.
+ *
+ *   resident     A and B fit the budget whole (kb = k): each panel is uploaded once, when the
+ *                first tile needing it comes, into a slot of its own; C tiles cycle through
+ *                C_SLOTS slots.  Every byte crosses PCIe once.
+ *   out of core  two slots each for A blocks, B blocks and C tiles, with kb, mb, nb halved until
+ *                they fit: blocks are uploaded again for every tile that needs them.
+ *
+ * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
+ * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
+ * pack each block into pinned memory; the loop then downloads tile t-1 while the GPU computes tile
+ * t, so the host's copies (the bottleneck on pageable memory) run back to back. */
+#include <stdlib.h>
+
+#include "gemm_engine.h"
+#include "staging.h"
+#include "thread_state.h"
+#include "thunk.h"
+
+/* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most),
+ * 4096 when they are pageable (fewer, larger staged copies; measured on the H100 host, NOTES_gemm). */
+enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
+       ALIGN = 256 };
+
+typedef struct {
+    char *dev;
+    int64_t row, col;            /* the block it holds: (panel, k chunk) for A, (k chunk, panel) for B */
+    cufort_event ready, used;    /* its upload is done; the last GEMM reading it is done */
+    int used_recorded;
+} slot;
+
+typedef struct {
+    char *dev;
+    int64_t i, j;                /* the tile it holds */
+    cufort_event ready, computed, done;
+    int done_recorded;
+} c_slot;
+
+typedef struct {
+    cufort_thread_state link;
+    cufort_stream h2d, comp, d2h;
+    slot a[MAX_PANELS], b[MAX_PANELS];
+    c_slot c[C_SLOTS];
+    cufort_gemm_plan_info last;
+} engine;
+
+static void destroy_events(cufort_event *e, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (e[i])
+            cufort_ops()->event_destroy(e[i]);
+}
+
+static void release_engine(cufort_thread_state *s)
+{
+    engine *e = (engine *)s;
+    const cufort_backend_ops *ops = cufort_ops();
+    for (int i = 0; i < MAX_PANELS; i++) {
+        destroy_events(&e->a[i].ready, 2);
+        destroy_events(&e->b[i].ready, 2);
+    }
+    for (int i = 0; i < C_SLOTS; i++)
+        destroy_events(&e->c[i].ready, 3);
+    cufort_stream streams[] = {e->h2d, e->comp, e->d2h};
+    for (int i = 0; i < 3; i++)
+        if (streams[i])
+            ops->stream_destroy(streams[i]);
+}
+
+static cufort_thread_states engines = CUFORT_THREAD_STATES(engine, release_engine);
+static _Thread_local engine *mine;
+
+static int events(cufort_event *e, int count)
+{
+    int st = CUFORT_SUCCESS;
+    for (int i = 0; i < count && !st; i++)
+        if (!e[i])
+            st = cufort_ops()->event_create(&e[i]);
+    return st;
+}
+
+static int my_engine(engine **out)
+{
+    engine *e = cufort_thread_state_get(&engines, (void **)&mine);
+    if (!e)
+        return CUFORT_ALLOC_FAILED;
+    const cufort_backend_ops *ops = cufort_ops();
+    cufort_stream *streams[] = {&e->h2d, &e->comp, &e->d2h};
+    for (int i = 0; i < 3; i++) {
+        int st = *streams[i] ? CUFORT_SUCCESS : ops->stream_create(streams[i]);
+        if (st)
+            return st;
+    }
+    *out = e;
+    return CUFORT_SUCCESS;
+}
+
+/* ---- one call ---- */
+
+typedef struct {
+    char prec, ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    const void *alpha, *beta;
+    const char *A, *B;
+    char *C;
+    size_t es;
+    int c_in;                    /* beta != 0: C is read */
+    int pinned;                  /* A, B and C all pinned */
+    int64_t mb, nb, kb, mt, nt, kt;
+    int na, nbs, nc, resident, next_a, next_b;
+    engine *e;
+    const cufort_backend_ops *ops;
+    size_t bytes_in, bytes_out, device_bytes;
+} job;
+
+static int is_zero(char prec, const void *x)
+{
+    switch (prec) {
+    case 's': return *(const float *)x == 0;
+    case 'd': return *(const double *)x == 0;
+    case 'c': return *(const cufort_cfloat *)x == 0;
+    default: return *(const cufort_cdouble *)x == 0;
+    }
+}
+
+static const void *one_of(char prec)
+{
+    static const float s = 1;
+    static const double d = 1;
+    static const cufort_cfloat c = 1;
+    static const cufort_cdouble z = 1;
+    switch (prec) {
+    case 's': return &s;
+    case 'd': return &d;
+    case 'c': return &c;
+    default: return &z;
+    }
+}
+
+static int device_gemm(const job *j, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
+                       const void *B, int64_t ldb, const void *beta, void *C)
+{
+    char ta = k ? j->ta : 'N', tb = k ? j->tb : 'N';
+    switch (j->prec) {
+    case 's':
+        return cufort_sgemm(ta, tb, m, n, k, *(const float *)j->alpha, A, lda, B, ldb,
+                            *(const float *)beta, C, m);
+    case 'd':
+        return cufort_dgemm(ta, tb, m, n, k, *(const double *)j->alpha, A, lda, B, ldb,
+                            *(const double *)beta, C, m);
+    case 'c':
+        return cufort_cgemm(ta, tb, m, n, k, *(const cufort_cfloat *)j->alpha, A, lda, B, ldb,
+                            *(const cufort_cfloat *)beta, C, m);
+    default:
+        return cufort_zgemm(ta, tb, m, n, k, *(const cufort_cdouble *)j->alpha, A, lda, B, ldb,
+                            *(const cufort_cdouble *)beta, C, m);
+    }
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
+static size_t rounded(size_t bytes) { return (bytes + ALIGN - 1) / ALIGN * ALIGN; }
+
+/* ---- planning ---- */
+
+static size_t parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (toupper((unsigned char)*end)) {
+    case 'K': v *= 1024.0; break;
+    case 'M': v *= 1024.0 * 1024; break;
+    case 'G': v *= 1024.0 * 1024 * 1024; break;
+    }
+    return v > 0 ? (size_t)v : 0;
+}
+
+/* Bytes this call may hold on the device.  The default leaves a sixteenth of the memory (at least
+ * 256 MiB) to cuBLAS's workspace and to whatever else runs on the device. */
+static size_t budget(void)
+{
+    const char *env = getenv("CUFORT_DEVICE_MEMORY_CAP");
+    size_t cap = env && *env ? parse_bytes(env) : SIZE_MAX;
+    if (cufort_on_host())
+        return cap;
+    int64_t free_b = 0, total_b = 0;
+    if (cufort_ops()->mem_info(&free_b, &total_b))
+        return cap;
+    size_t avail = (size_t)free_b + cufort_thunk_scratch_held();
+    size_t reserve = IMAX(avail / 16, (size_t)256 << 20);
+    size_t dflt = avail > reserve ? avail - reserve : 0;
+    return cap < dflt ? cap : dflt;
+}
+
+static int64_t tile_size(const job *j)
+{
+    const char *env = getenv("CUFORT_GEMM_TILE");
+    long long t = env ? atoll(env) : 0;
+    return t > 0 ? t : j->pinned ? PINNED_TILE : PAGEABLE_TILE;
+}
+
+static size_t a_bytes(const job *j) { return rounded((size_t)(j->mb * j->kb) * j->es); }
+static size_t b_bytes(const job *j) { return rounded((size_t)(j->kb * j->nb) * j->es); }
+static size_t c_bytes(const job *j) { return rounded((size_t)(j->mb * j->nb) * j->es); }
+static size_t need(const job *j)
+{
+    return j->na * a_bytes(j) + j->nbs * b_bytes(j) + j->nc * c_bytes(j);
+}
+
+/* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
+ * tile.  0 when not even 1 x 1 x 1 blocks fit. */
+static int plan(job *j, size_t cap)
+{
+    int64_t t = tile_size(j), k = j->kt ? j->k : 0;
+    j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
+    j->nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
+    j->kb = k;
+    j->resident = 1;
+    j->na = k ? (int)cdiv(j->m, j->mb) : 0;
+    j->nbs = k ? (int)cdiv(j->n, j->nb) : 0;
+    j->nc = C_SLOTS;
+    if (need(j) > cap) {
+        j->resident = 0;
+        j->na = j->nbs = k ? OOC_SLOTS : 0;
+        j->nc = OOC_SLOTS;
+        while (need(j) > cap) {
+            if (j->kb > 1 && j->kb >= j->mb && j->kb >= j->nb)
+                j->kb = cdiv(j->kb, 2);
+            else if (j->mb > 1 && j->mb >= j->nb)
+                j->mb = cdiv(j->mb, 2);
+            else if (j->nb > 1)
+                j->nb = cdiv(j->nb, 2);
+            else
+                return 0;
+        }
+    }
+    j->mt = cdiv(j->m, j->mb);
+    j->nt = cdiv(j->n, j->nb);
+    j->kt = k ? cdiv(k, j->kb) : 0;
+    return 1;
+}
+
+/* Device memory for the plan, shrinking the plan when the allocation fails (another thread or
+ * process may have taken what mem_info reported free). */
+static int allocate(job *j, char **buf)
+{
+    size_t cap = budget();
+    for (;;) {
+        if (!plan(j, cap))
+            return cufort_fail(CUFORT_ALLOC_FAILED,
+                               "the device memory cap (%zu bytes, CUFORT_DEVICE_MEMORY_CAP) is too "
+                               "small for even one element of each matrix", cap);
+        j->device_bytes = need(j);
+        int st = cufort_thunk_scratch(j->device_bytes, (void **)buf);
+        if (st != CUFORT_ALLOC_FAILED || j->device_bytes <= ALIGN * 6)
+            return st;
+        cufort_clear_error();
+        cap = j->device_bytes / 2;
+    }
+}
+
+static void carve(job *j, char *buf)
+{
+    engine *e = j->e;
+    for (int i = 0; i < j->na; i++, buf += a_bytes(j))
+        e->a[i] = (slot){.dev = buf, .row = -1, .ready = e->a[i].ready, .used = e->a[i].used};
+    for (int i = 0; i < j->nbs; i++, buf += b_bytes(j))
+        e->b[i] = (slot){.dev = buf, .row = -1, .ready = e->b[i].ready, .used = e->b[i].used};
+    for (int i = 0; i < j->nc; i++, buf += c_bytes(j))
+        e->c[i] = (c_slot){.dev = buf, .i = -1, .ready = e->c[i].ready,
+                           .computed = e->c[i].computed, .done = e->c[i].done};
+}
+
+/* ---- copies ---- */
+
+static int upload(job *j, char *dev, const char *host, int64_t rows, int64_t cols, int64_t ld)
+{
+    size_t w = (size_t)rows * j->es, pitch = (size_t)ld * j->es;
+    j->bytes_in += w * (size_t)cols;
+    if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
+        return j->ops->copy2d(dev, w, host, pitch, w, (size_t)cols, CUFORT_H2D, j->e->h2d, 1);
+    return cufort_stage_to_device_on(j->e->h2d, dev, host, pitch, w, (size_t)cols);
+}
+
+static int64_t rows_of(const job *j, int64_t i) { return min64(j->mb, j->m - i * j->mb); }
+static int64_t cols_of(const job *j, int64_t jj) { return min64(j->nb, j->n - jj * j->nb); }
+static int64_t depth_of(const job *j, int64_t kc) { return min64(j->kb, j->k - kc * j->kb); }
+static char *c_tile(const job *j, int64_t i, int64_t jj)
+{
+    return j->C + (size_t)(i * j->mb + jj * j->nb * j->ldc) * j->es;
+}
+
+static int download(job *j, c_slot *c)
+{
+    const cufort_backend_ops *ops = j->ops;
+    int64_t rows = rows_of(j, c->i), cols = cols_of(j, c->j);
+    size_t w = (size_t)rows * j->es, pitch = (size_t)j->ldc * j->es;
+    char *host = c_tile(j, c->i, c->j);
+    int st = ops->stream_wait(j->e->d2h, c->computed);
+    if (!st) {
+        j->bytes_out += w * (size_t)cols;
+        if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
+            st = ops->copy2d(host, pitch, c->dev, w, w, (size_t)cols, CUFORT_D2H, j->e->d2h, 1);
+        else
+            st = cufort_stage_to_host_on(j->e->d2h, host, pitch, c->dev, w, (size_t)cols);
+    }
+    if (!st && !(st = ops->event_record(c->done, j->e->d2h)))
+        c->done_recorded = 1;
+    return st;
+}
+
+/* The slot holding block (row, col) of A (which = 0) or B (which = 1), uploading it if needed. */
+static int block(job *j, int which, int64_t row, int64_t col, slot **out)
+{
+    slot *slots = which ? j->e->b : j->e->a;
+    int count = which ? j->nbs : j->na;
+    slot *s = NULL;
+    if (j->resident) {
+        s = &slots[which ? col : row];
+    } else {
+        for (int i = 0; i < count && !s; i++)
+            if (slots[i].row == row && slots[i].col == col)
+                s = &slots[i];
+        if (!s) {
+            int *next = which ? &j->next_b : &j->next_a;
+            s = &slots[(*next)++ % count];
+        }
+    }
+    *out = s;
+    if (s->row == row && s->col == col)
+        return CUFORT_SUCCESS;
+    int st = events(&s->ready, 2);
+    if (!st && s->used_recorded)
+        st = j->ops->stream_wait(j->e->h2d, s->used);
+    if (st)
+        return st;
+    s->row = s->col = -1;
+    int64_t k0 = (which ? row : col) * j->kb, depth = depth_of(j, which ? row : col);
+    if (which == 0) {
+        int64_t r0 = row * j->mb, rows = rows_of(j, row);
+        st = NOTR(j->ta) ? upload(j, s->dev, j->A + (size_t)(r0 + k0 * j->lda) * j->es, rows, depth, j->lda)
+                         : upload(j, s->dev, j->A + (size_t)(k0 + r0 * j->lda) * j->es, depth, rows, j->lda);
+    } else {
+        int64_t c0 = col * j->nb, cols = cols_of(j, col);
+        st = NOTR(j->tb) ? upload(j, s->dev, j->B + (size_t)(k0 + c0 * j->ldb) * j->es, depth, cols, j->ldb)
+                         : upload(j, s->dev, j->B + (size_t)(c0 + k0 * j->ldb) * j->es, cols, depth, j->ldb);
+    }
+    if (!st && !(st = j->ops->event_record(s->ready, j->e->h2d))) {
+        s->row = row;
+        s->col = col;
+    }
+    return st;
+}
+
+/* Tile (i, jj) into C slot c: its old tile's download done, C in (if read), every k chunk's GEMM. */
+static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
+{
+    const cufort_backend_ops *ops = j->ops;
+    engine *e = j->e;
+    int64_t rows = rows_of(j, i), cols = cols_of(j, jj);
+    int st = events(&c->ready, 3);
+    if (!st && c->done_recorded) {
+        st = ops->stream_wait(e->h2d, c->done);
+        if (!st)
+            st = ops->stream_wait(e->comp, c->done);
+    }
+    c->i = i;
+    c->j = jj;
+    if (!st && j->c_in) {
+        st = upload(j, c->dev, c_tile(j, i, jj), rows, cols, j->ldc);
+        if (!st)
+            st = ops->event_record(c->ready, e->h2d);
+        if (!st)
+            st = ops->stream_wait(e->comp, c->ready);
+    }
+    if (!st && j->kt == 0)
+        st = device_gemm(j, rows, cols, 0, c->dev, rows, c->dev, 1, j->beta, c->dev);
+    for (int64_t kc = 0; kc < j->kt && !st; kc++) {
+        slot *a, *b;
+        int64_t depth = depth_of(j, kc);
+        if ((st = block(j, 0, i, kc, &a)) || (st = block(j, 1, kc, jj, &b)) ||
+            (st = ops->stream_wait(e->comp, a->ready)) || (st = ops->stream_wait(e->comp, b->ready)))
+            break;
+        st = device_gemm(j, rows, cols, depth, a->dev, NOTR(j->ta) ? rows : depth, b->dev,
+                         NOTR(j->tb) ? depth : cols, kc ? one_of(j->prec) : j->beta, c->dev);
+        if (!st && !(st = ops->event_record(a->used, e->comp)) &&
+            !(st = ops->event_record(b->used, e->comp)))
+            a->used_recorded = b->used_recorded = 1;
+    }
+    if (!st)
+        st = ops->event_record(c->computed, e->comp);
+    return st;
+}
+
+static int run(job *j)
+{
+    int64_t pending = -1, t = 0;
+    int st = CUFORT_SUCCESS;
+    for (int64_t jj = 0; jj < j->nt && !st; jj++)
+        for (int64_t i = 0; i < j->mt && !st; i++, t++) {
+            st = tile(j, &j->e->c[t % j->nc], i, jj);
+            /* tile t-1 comes back while the GPU works on tile t */
+            if (!st && pending >= 0)
+                st = download(j, &j->e->c[pending % j->nc]);
+            pending = t;
+        }
+    if (!st && pending >= 0)
+        st = download(j, &j->e->c[pending % j->nc]);
+    return st;
+}
+
+static int pinned_matrix(const job *j, const void *p, int64_t rows, int64_t cols, int64_t ld)
+{
+    return cufort_host_pinned(p, (size_t)cufort_extent_mat(rows, cols, ld) * j->es);
+}
+
+int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, int64_t m,
+                      int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                      const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc)
+{
+    int st = cufort_ensure_init(routine);
+    if (st || m <= 0 || n <= 0)
+        return st;
+    job j = {.prec = prec, .ta = transa, .tb = transb, .m = m, .n = n, .k = k, .lda = lda,
+             .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
+             .es = prec == 's' ? 4 : prec == 'z' ? 16 : 8, .c_in = !is_zero(prec, beta),
+             .kt = k > 0 && !is_zero(prec, alpha), .ops = cufort_ops()};
+    if (!C || (j.kt && (!A || !B)))
+        return cufort_null_arg(routine, "a host array");
+    int64_t ar = NOTR(transa) ? m : k, ac = NOTR(transa) ? k : m;
+    int64_t br = NOTR(transb) ? k : n, bc = NOTR(transb) ? n : k;
+    j.pinned = pinned_matrix(&j, C, m, n, ldc) &&
+               (!j.kt || (pinned_matrix(&j, A, ar, ac, lda) && pinned_matrix(&j, B, br, bc, ldb)));
+    char *buf;
+    if ((st = my_engine(&j.e)) || (st = allocate(&j, &buf)))
+        return cufort_in(routine, st);
+    carve(&j, buf);
+    cufort_stream caller = cufort_swap_thread_stream(j.e->comp);
+    st = run(&j);
+    cufort_stream streams[] = {j.e->h2d, j.e->comp, j.e->d2h};
+    for (int i = 0; i < 3; i++) {   /* nothing may still touch the caller's arrays */
+        int sync = j.ops->stream_synchronize(streams[i]);
+        st = st ? st : sync;
+    }
+    cufort_swap_thread_stream(caller);
+    j.e->last = (cufort_gemm_plan_info){j.mb, j.nb, j.kb, j.resident, j.device_bytes, j.bytes_in,
+                                        j.bytes_out};
+    return cufort_in(routine, st);
+}
+
+void cufort_thunk_gemm_last_plan(cufort_gemm_plan_info *info)
+{
+    engine *e = cufort_thread_state_get(&engines, (void **)&mine);
+    *info = e ? e->last : (cufort_gemm_plan_info){0};
+}

@@ -1,0 +1,31 @@
+/* gemm_engine.h — GEMM on host arrays (every ?gemm_host entry point, so the legacy thunking names,
+ * the modern host-array overloads and the drop-in library): C = alpha*op(A)*op(B) + beta*C, tiled
+ * so that host-to-device copies, compute and device-to-host copies overlap on three streams, and
+ * out of core when A, B and C do not fit the device memory the engine may use.
+ *
+ * Environment:
+ *   CUFORT_DEVICE_MEMORY_CAP  bytes (suffix K, M or G) of device memory the engine may hold per
+ *                             thread; default: what the device has free, less a reserve
+ *   CUFORT_GEMM_TILE          rows/columns of a C tile (default 2048 on pinned arrays, 4096 on
+ *                             pageable ones) */
+#ifndef CUFORT_GEMM_ENGINE_H
+#define CUFORT_GEMM_ENGINE_H
+
+#include "internal.h"
+
+/* prec: 's', 'd', 'c' or 'z'; alpha and beta point at one element of that type.  Arguments are
+ * already checked (reference-BLAS positions); the arrays are host memory. */
+int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, int64_t m,
+                      int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
+                      const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
+
+/* What the last cufort_thunk_gemm on this thread planned: tile sizes, whether A and B stayed
+ * resident, the device bytes it held, and the host<->device bytes it moved (tests, reports). */
+typedef struct {
+    int64_t mb, nb, kb;
+    int resident;
+    size_t device_bytes, bytes_in, bytes_out;
+} cufort_gemm_plan_info;
+void cufort_thunk_gemm_last_plan(cufort_gemm_plan_info *info);
+
+#endif

@@ -1,0 +1,315 @@
+/* test_gemm_engine.c — the tiled GEMM engine behind cufort_?gemm_host (c_wrappers/thunk/gemm_engine.c)
+ * against netlib's dgemm/zgemm in double precision: every precision and transpose, odd shapes
+ * that are no multiple of the tile, ld > rows with gaps that must survive, beta = 0 on a
+ * NaN-poisoned C, alpha = 0 and k = 0; in three plans (one tile, many resident tiles, out of core
+ * under a small CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, from 8 threads at once,
+ * and bad arguments.  Error bound per element: 4(k+2) eps (|alpha| |A||B| + |beta| |C|). */
+#define _GNU_SOURCE
+#include <complex.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cufort.h"
+#include "gemm_engine.h"
+
+void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
+            const double *, const int *, const double *, const int *, const double *, double *,
+            const int *, size_t, size_t);
+void zgemm_(const char *, const char *, const int *, const int *, const int *,
+            const double complex *, const double complex *, const int *, const double complex *,
+            const int *, const double complex *, double complex *, const int *, size_t, size_t);
+
+static const double GAP = 12345.0;   /* what the gaps between C's columns hold */
+
+typedef struct {
+    char prec, ta, tb;
+    int m, n, k, lda, ldb, ldc;
+    double complex alpha, beta;
+    int pinned;
+} case_t;
+
+static int is_cplx(char p) { return p == 'c' || p == 'z'; }
+static size_t esize(char p) { return p == 's' ? 4 : p == 'z' ? 16 : 8; }
+
+static void *alloc(size_t bytes, int pinned)
+{
+    void *p = NULL;
+    if (pinned)
+        return cufort_host_alloc(&p, (int64_t)bytes) ? NULL : p;
+    return malloc(bytes);
+}
+static void release(void *p, int pinned)
+{
+    if (pinned)
+        cufort_host_free(p);
+    else
+        free(p);
+}
+
+/* element i of a typed array as double complex, and back */
+static double complex get(char p, const void *x, size_t i)
+{
+    switch (p) {
+    case 's': return ((const float *)x)[i];
+    case 'd': return ((const double *)x)[i];
+    case 'c': return ((const float complex *)x)[i];
+    default: return ((const double complex *)x)[i];
+    }
+}
+static void put(char p, void *x, size_t i, double complex v)
+{
+    switch (p) {
+    case 's': ((float *)x)[i] = (float)creal(v); break;
+    case 'd': ((double *)x)[i] = creal(v); break;
+    case 'c': ((float complex *)x)[i] = (float complex)v; break;
+    default: ((double complex *)x)[i] = v;
+    }
+}
+static double complex rnd(char p)
+{
+    double re = ck_randd();
+    return is_cplx(p) ? re + I * ck_randd() : re;
+}
+
+static int call(const case_t *c, const void *alpha, const void *beta, const void *A, const void *B,
+                void *C)
+{
+    switch (c->prec) {
+    case 's':
+        return cufort_sgemm_host(c->ta, c->tb, c->m, c->n, c->k, *(const float *)alpha, A, c->lda,
+                                 B, c->ldb, *(const float *)beta, C, c->ldc);
+    case 'd':
+        return cufort_dgemm_host(c->ta, c->tb, c->m, c->n, c->k, *(const double *)alpha, A, c->lda,
+                                 B, c->ldb, *(const double *)beta, C, c->ldc);
+    case 'c':
+        return cufort_cgemm_host(c->ta, c->tb, c->m, c->n, c->k, *(const float complex *)alpha, A,
+                                 c->lda, B, c->ldb, *(const float complex *)beta, C, c->ldc);
+    default:
+        return cufort_zgemm_host(c->ta, c->tb, c->m, c->n, c->k, *(const double complex *)alpha, A,
+                                 c->lda, B, c->ldb, *(const double complex *)beta, C, c->ldc);
+    }
+}
+
+/* Runs one case; returns the number of wrong elements (-1: the call failed), first one in err. */
+static int run_case(const case_t *c, char *err, size_t errlen)
+{
+    char p = c->prec;
+    size_t es = esize(p);
+    int ac = c->ta == 'N' ? c->k : c->m, bc = c->tb == 'N' ? c->n : c->k;
+    size_t na = (size_t)c->lda * ac, nb = (size_t)c->ldb * bc, nc = (size_t)c->ldc * c->n;
+    void *A = alloc(na * es + 1, c->pinned), *B = alloc(nb * es + 1, c->pinned);
+    void *C = alloc(nc * es + 1, c->pinned);
+    double complex *A0 = malloc((na + 1) * sizeof *A0), *B0 = malloc((nb + 1) * sizeof *B0);
+    double complex *C0 = malloc((nc + 1) * sizeof *C0);
+    double *bound = malloc((nc + 1) * sizeof *bound);
+    int bad = 0;
+    if (!A || !B || !C || !A0 || !B0 || !C0 || !bound) {
+        snprintf(err, errlen, "out of host memory");
+        bad = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < na; i++) put(p, A, i, rnd(p)), A0[i] = get(p, A, i);
+    for (size_t i = 0; i < nb; i++) put(p, B, i, rnd(p)), B0[i] = get(p, B, i);
+    for (int j = 0; j < c->n; j++)
+        for (int i = 0; i < c->ldc; i++) {
+            size_t x = i + (size_t)j * c->ldc;
+            put(p, C, x, i >= c->m ? GAP : c->beta == 0 ? NAN : rnd(p));
+            C0[x] = get(p, C, x);
+        }
+    unsigned char alpha[16] __attribute__((aligned(16))), beta[16] __attribute__((aligned(16)));
+    put(p, alpha, 0, c->alpha);
+    put(p, beta, 0, c->beta);
+    double complex al = get(p, alpha, 0), be = get(p, beta, 0);   /* as rounded to the precision */
+    case_t r = *c;
+    r.alpha = al;
+    r.beta = be;
+    if (call(c, alpha, beta, A, B, C)) {
+        snprintf(err, errlen, "call failed: %s", cufort_last_error());
+        bad = -1;
+        goto out;
+    }
+    /* bound = |alpha| |A||B| + |beta| |C|: the reference with |.| everywhere */
+    {
+        case_t ab = r;
+        double complex *absA = malloc((na + 1) * sizeof *absA), *absB = malloc((nb + 1) * sizeof *absB);
+        double complex *absC = malloc((nc + 1) * sizeof *absC);
+        for (size_t i = 0; i < na; i++) absA[i] = cabs(A0[i]);
+        for (size_t i = 0; i < nb; i++) absB[i] = cabs(B0[i]);
+        for (size_t i = 0; i < nc; i++) absC[i] = be == 0 ? 0 : cabs(C0[i]);
+        ab.alpha = cabs(al);
+        ab.beta = cabs(be);
+        zgemm_(&ab.ta, &ab.tb, &ab.m, &ab.n, &ab.k, &ab.alpha, absA, &ab.lda, absB, &ab.ldb,
+               &ab.beta, absC, &ab.ldc, 1, 1);
+        for (size_t i = 0; i < nc; i++) bound[i] = creal(absC[i]);
+        free(absA), free(absB), free(absC);
+    }
+    if (be == 0)
+        for (size_t i = 0; i < nc; i++)
+            if (isnan(creal(C0[i]))) C0[i] = 0;
+    zgemm_(&r.ta, &r.tb, &r.m, &r.n, &r.k, &r.alpha, A0, &r.lda, B0, &r.ldb, &r.beta, C0, &r.ldc, 1, 1);
+    double eps = (p == 's' || p == 'c') ? FLT_EPSILON : DBL_EPSILON;
+    for (int j = 0; j < c->n; j++)
+        for (int i = 0; i < c->ldc; i++) {
+            size_t x = i + (size_t)j * c->ldc;
+            double complex got = get(p, C, x);
+            int wrong;
+            if (i >= c->m)
+                wrong = got != GAP;
+            else
+                wrong = !(cabs(got - C0[x]) <= 4.0 * (c->k + 2) * eps * bound[x] + 1e-300);
+            if (wrong && bad++ == 0)
+                snprintf(err, errlen, "C(%d,%d) = %g%+gi, want %g%+gi (bound %g)%s", i + 1, j + 1,
+                         creal(got), cimag(got), creal(C0[x]), cimag(C0[x]), bound[x],
+                         i >= c->m ? " [a gap]" : "");
+        }
+out:
+    release(A, c->pinned), release(B, c->pinned), release(C, c->pinned);
+    free(A0), free(B0), free(C0), free(bound);
+    return bad;
+}
+
+static const char *describe(const case_t *c)
+{
+    return ckf("%cgemm %c%c m=%d n=%d k=%d ld=%d/%d/%d alpha=%g%+gi beta=%g%+gi%s", c->prec, c->ta,
+               c->tb, c->m, c->n, c->k, c->lda, c->ldb, c->ldc, creal(c->alpha), cimag(c->alpha),
+               creal(c->beta), cimag(c->beta), c->pinned ? " pinned" : "");
+}
+
+static void check_case(const case_t *c, const char *mode)
+{
+    char err[512] = "";
+    int bad = run_case(c, err, sizeof err);
+    CHECK(bad == 0, ckf("%s %s", mode, describe(c)), "%d wrong; first: %s", bad, err);
+}
+
+static case_t make(char prec, char ta, char tb, int m, int n, int k, double complex alpha,
+                   double complex beta, int pad)
+{
+    int ar = ta == 'N' ? m : k, br = tb == 'N' ? k : n;
+    return (case_t){prec, ta, tb, m, n, k, (ar > 0 ? ar : 1) + pad, (br > 0 ? br : 1) + pad,
+                    (m > 0 ? m : 1) + pad, alpha, beta, 0};
+}
+
+/* Every precision, transpose pair and scalar case on odd shapes, in the current plan mode. */
+static void sweep(const char *mode)
+{
+    static const int shapes[][3] = {{1, 1, 1}, {37, 53, 29}, {70, 33, 101}};
+    static const char precs[] = "sdcz";
+    for (const char *p = precs; *p; p++) {
+        const char *ops = is_cplx(*p) ? "NTC" : "NT";
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+            for (const char *ta = ops; *ta; ta++)
+                for (const char *tb = ops; *tb; tb++) {
+                    const int *sh = shapes[s];
+                    double complex al = is_cplx(*p) ? 1.25 - 0.5 * I : 1.25;
+                    double complex be = is_cplx(*p) ? -0.75 + 0.25 * I : -0.75;
+                    case_t c = make(*p, *ta, *tb, sh[0], sh[1], sh[2], al, be, (int)s % 2 * 3);
+                    check_case(&c, mode);
+                    c.beta = 0;        /* C is NaN on entry and must not be read */
+                    check_case(&c, mode);
+                }
+        /* alpha = 0 and k = 0: C = beta C, A and B not read */
+        case_t c = make(*p, 'N', 'T', 45, 38, 17, 0, 0.5, 2);
+        check_case(&c, mode);
+        c = make(*p, 'T', 'N', 45, 38, 0, 1.5, -2, 1);
+        check_case(&c, mode);
+    }
+}
+
+static void plan_checks(void)
+{
+    cufort_gemm_plan_info info;
+    case_t c = make('d', 'N', 'N', 70, 33, 101, 1.0, 1.0, 0);
+    setenv("CUFORT_GEMM_TILE", "16", 1);
+    unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    check_case(&c, "plan");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.resident && info.mb == 16 && info.nb == 16 && info.kb == 101,
+          "tile 16: resident, 16 x 16 tiles, k whole", "resident %d mb %lld nb %lld kb %lld",
+          info.resident, (long long)info.mb, (long long)info.nb, (long long)info.kb);
+    size_t once = (size_t)(70 * 101 + 101 * 33 + 2 * 70 * 33) * 8;   /* A, B in; C in and out */
+    CHECK(info.bytes_in + info.bytes_out == once, "resident: every byte crosses once",
+          "moved %zu + %zu bytes, want %zu", info.bytes_in, info.bytes_out, once);
+    setenv("CUFORT_DEVICE_MEMORY_CAP", "24K", 1);
+    check_case(&c, "plan");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(!info.resident && info.kb < 101 && info.device_bytes <= 24 * 1024,
+          "cap 24K: out of core, k split, within the cap", "resident %d kb %lld device bytes %zu",
+          info.resident, (long long)info.kb, info.device_bytes);
+    setenv("CUFORT_DEVICE_MEMORY_CAP", "100", 1);
+    int st = cufort_dgemm_host('N', 'N', 70, 33, 101, 1.0, (double[7070]){1}, 70,
+                               (double[3333]){1}, 101, 1.0, (double[2310]){1}, 70);
+    CHECK(st == CUFORT_ALLOC_FAILED && strstr(ck_err(), "CUFORT_DEVICE_MEMORY_CAP"),
+          "a cap too small for one element of each: a clear error", "status %d, \"%s\"", st, ck_err());
+    unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    unsetenv("CUFORT_GEMM_TILE");
+}
+
+static void errors(void)
+{
+    double a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4}, c[4] = {1, 2, 3, 4};
+    CHECK_ST(cufort_dgemm_host('X', 'N', 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2), CUFORT_INVALID_VALUE,
+             "transa 'X' rejected");
+    CHECK(cufort_last_info() == 1, "transa is parameter 1", "info %d", cufort_last_info());
+    CHECK_ST(cufort_dgemm_host('N', 'N', 2, 2, 2, 1.0, a, 1, b, 2, 0.0, c, 2), CUFORT_INVALID_VALUE,
+             "lda < m rejected");
+    CHECK(cufort_last_info() == 8, "lda is parameter 8", "info %d", cufort_last_info());
+    CHECK_FAILS_MSG(cufort_dgemm_host('N', 'N', 2, 2, 2, 1.0, NULL, 2, b, 2, 0.0, c, 2),
+                    CUFORT_INVALID_VALUE, "host array", "A NULL: a clear error");
+    CHECK_OK(cufort_dgemm_host('N', 'N', 0, 2, 2, 1.0, NULL, 1, NULL, 2, 0.0, NULL, 1),
+             "m = 0: nothing to do, nothing read");
+}
+
+static int thread_body(int id, char *err, size_t errlen)
+{
+    int fails = 0;
+    ck_seed(1000 + id);
+    for (int r = 0; r < 3; r++) {
+        case_t c = make("sdcz"[(id + r) % 4], "NT"[id % 2], "TN"[r % 2], 61 + id, 47 + 3 * r, 39 + id,
+                        0.75, 1.5, id % 3);
+        if (run_case(&c, err, errlen))
+            fails++;
+    }
+    return fails;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    ck_begin("test_gemm_engine", 900);
+    ck_seed(42);
+    CHECK_OK(cufort_init(), "init");
+    unsetenv("CUFORT_GEMM_TILE");
+    unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    sweep("one tile");
+    setenv("CUFORT_GEMM_TILE", "16", 1);
+    sweep("tile 16");
+    setenv("CUFORT_DEVICE_MEMORY_CAP", "20K", 1);
+    sweep("out of core 20K");
+    unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    setenv("CUFORT_GEMM_TILE", "24", 1);
+    for (const char *p = "sdcz"; *p; p++) {
+        case_t c = make(*p, 'T', 'N', 73, 58, 41, 2.0, 0.5, 3);
+        c.pinned = 1;
+        check_case(&c, "tile 24");
+    }
+    /* pageable blocks above the staging threshold (1 MiB): packed by host threads in chunks */
+    setenv("CUFORT_GEMM_TILE", "256", 1);
+    case_t big = make('s', 'N', 'T', 700, 650, 600, 1.0, 1.0, 5);
+    check_case(&big, "tile 256 staged");
+    big.prec = 'z';
+    check_case(&big, "tile 256 staged");
+    /* eight threads at once, tiled, then out of core */
+    setenv("CUFORT_GEMM_TILE", "20", 1);
+    ck_threads(8, thread_body, "tiled gemm from 8 threads");
+    setenv("CUFORT_DEVICE_MEMORY_CAP", "32K", 1);
+    ck_threads(8, thread_body, "out-of-core gemm from 8 threads");
+    unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    unsetenv("CUFORT_GEMM_TILE");
+    plan_checks();
+    errors();
+    CHECK_OK(cufort_shutdown(), "shutdown");
+    return ck_end();
+}
