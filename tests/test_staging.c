@@ -30,8 +30,9 @@ static int64_t scaled_wrong(float *x, int64_t n)
 
 static void packed(void)
 {
-    /* 1 MiB + 4 bytes (just past the threshold), 8 MiB exactly, 8 MiB + 1 float, 21 MiB + odd */
-    static const int64_t sizes[] = {(1 << 18) + 1, 2 << 20, (2 << 20) + 1, (21 << 18) + 77};
+    /* 64 KiB + 4 bytes (just past the threshold: one thread), 1 MiB + 4 bytes (four threads), 8 MiB
+     * exactly, 8 MiB + 1 float, 21 MiB + odd */
+    static const int64_t sizes[] = {(1 << 14) + 1, (1 << 18) + 1, 2 << 20, (2 << 20) + 1, (21 << 18) + 77};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         float *x = malloc((size_t)sizes[k] * sizeof *x);
         int64_t bad = scaled_wrong(x, sizes[k]);

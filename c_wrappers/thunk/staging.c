@@ -2,15 +2,17 @@
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (8.5 GB/s H2D on the H100 host), go through
  * two pinned staging slots in chunks: host threads pack chunk i out of the caller's array while the
- * DMA engine moves chunk i-1, and the way back mirrors it.  Small arrays take the plain path,
- * where the set-up would cost more than it saves. */
+ * DMA engine moves chunk i-1, and the way back mirrors it.  Arrays under 64 KiB take the plain
+ * path, where the set-up would cost more than it saves. */
 #include <omp.h>
 #include <stdlib.h>
 
 #include "staging.h"
 #include "thread_state.h"
 
-enum { SLOTS = 2, CHUNK = 8 << 20, PIPELINE_MIN = 1 << 20, MAX_THREADS = 8 };
+/* PIPELINE_MIN: below it a plain copy costs no more than the slot's bookkeeping.  PER_THREAD: the
+ * least a host thread is given, so that small blocks do not pay for waking up eight threads. */
+enum { SLOTS = 2, CHUNK = 8 << 20, PIPELINE_MIN = 64 << 10, MAX_THREADS = 8, PER_THREAD = 256 << 10 };
 
 typedef struct {
     cufort_thread_state link;
@@ -78,6 +80,8 @@ static void parallel_copy(char *dst, size_t dpitch, const char *src, size_t spit
     const char *env = getenv("CUFORT_STAGING_THREADS");
     int threads = env && atoi(env) > 0 ? atoi(env) : omp_get_max_threads();
     threads = threads < MAX_THREADS ? threads : MAX_THREADS;
+    size_t useful = width * cols / PER_THREAD;
+    threads = useful < (size_t)threads ? (int)useful + (useful == 0) : threads;
     if (dpitch == width && spitch == width) {          /* one block: cut it in equal parts */
         /* each part a whole number of pages, rounded up so the parts cover the block */
         size_t total = width * cols, part = ((total + threads - 1) / threads + 4095) / 4096 * 4096;
