@@ -1,5 +1,7 @@
 """Emits tests/generated/test_blas.c: one test driver per BLAS variant of the routine table, compiled
-into four binaries (one per layer) by a preprocessor switch.  Each variant gets
+into one binary per layer by a preprocessor switch (the drop-in layer, LAYER_DROPIN, tests the
+variants that have a reference-BLAS name through that name, against netlib renamed to ref_*).
+Each variant gets
 
   run_<v>(case)   declares the routine's arguments from the table (defaults below, overridden by the
                   case), registers its arrays with tests/support/testlib, calls the layer's entry
@@ -13,7 +15,7 @@ into four binaries (one per layer) by a preprocessor switch.  Each variant gets
 import itertools
 import re
 
-from blas_table import variants
+from blas_table import variants, on_cpu_blas
 from cgen import C_T, C_R, TWIN, tcode, opts, header
 
 ME = "emit_tests.py"
@@ -258,6 +260,17 @@ def f77_call(r, v):
     return ["    tl_f77_begin(X);", f"    {call};", "    tl_f77_end(X);"]
 
 
+def in_dropin(r, v):
+    """The drop-in library exports the variants that have a reference-BLAS name."""
+    return on_cpu_blas(r, v)
+
+
+def dropin_call(r, v):
+    """The standard Fortran name, through the asm-labelled dropin_<name> (the plain name is the
+    oracle's, macro-renamed to ref_<name>_ in this layer)."""
+    return [ln.replace(f"cublas_{v.name}_(", f"dropin_{v.name}(") for ln in f77_call(r, v)]
+
+
 def netlib_call(r, tv):
     """The netlib twin, Fortran convention; its function value goes to testlib."""
     args = fortran_args(r, "TL_INT({})", "&r_{}", "tl_ref(a_{})", "tl_ref(a_{})")
@@ -313,7 +326,11 @@ def run_fn(r, v):
     body += declare_arrays(r, v, tv)
     body += ["    tl_fill(X);"] + special_inputs(r) + ["    tl_stage(X);"]
     body += bad_overrides(r)
-    body += ["    if (X->ready) {", "#if TL_F77"]
+    body += ["    if (X->ready) {"]
+    if in_dropin(r, v):
+        body += ["#if TL_DROPIN"] + ["    " + ln for ln in dropin_call(r, v)] + ["#elif TL_F77"]
+    else:
+        body += ["#if TL_F77"]
     body += ["    " + ln for ln in f77_call(r, v)]
     body += ["#else"] + ["    " + ln for ln in capi_call(r, v)] + ["#endif", "    }"]
     body += ["    if (tl_expect_call(X)) {"] + oracle_call(r, tv, netlib) + after_oracle(r)
@@ -441,7 +458,7 @@ def test_fn(r, v):
 
 # ---- prototypes -----------------------------------------------------------------------------------
 
-def f77_proto(r, v):
+def f77_proto(r, v, name=None, label=""):
     params, lens = [], []
     for a in r.args:
         if a.kind == "opt":
@@ -457,7 +474,7 @@ def f77_proto(r, v):
             const = "const " if a.io == "in" else ""
             params.append(f"F77ARRT({const}{test_ctype(v, a)}) {a.name}")
     ret = {"I": "int32_t", "T": C_T[v.prec], "R": C_R[v.prec], None: "void"}[r.result]
-    return f"{ret} cublas_{v.name}_({', '.join(params + lens)});"
+    return f"{ret} {name or f'cublas_{v.name}_'}({', '.join(params + lens)}){label};"
 
 
 def netlib_proto(r, v):
@@ -484,6 +501,22 @@ def netlib_protos():
     return out
 
 
+def dropin_block():
+    """The drop-in layer's names: the oracle's netlib names become ref_<name>_, the library under
+    test is reached through asm labels, which no macro renames."""
+    out = ["#if TL_DROPIN", "/* netlib, renamed (mk/dropin.mk): the plain names are the drop-in's */"]
+    seen = set()
+    for r, v in variants():
+        tr, tv, netlib = twin(r, v)
+        if netlib and tv.name not in seen:
+            seen.add(tv.name)
+            out.append(f"#define {tv.name}_ ref_{tv.name}_")
+    out.append("/* the drop-in library under test, Fortran convention */")
+    out += [f77_proto(r, v, f"dropin_{v.name}", f' __asm__("{v.name}_")') for r, v in variants()
+            if in_dropin(r, v)]
+    return out + ["#endif", ""]
+
+
 # ---- the file -------------------------------------------------------------------------------------
 
 BUILD = """\
@@ -497,6 +530,8 @@ BUILD = """\
  *   gcc $O -DLAYER_HOST         $T -o test_blas_host         $L -lcufort $ORACLE
  *   gcc $O -DLAYER_F77_DEVICE   $T -o test_blas_f77_device   $L -lcufort_f77 -lcufort $ORACLE
  *   gcc $O -DLAYER_F77_THUNKING $T -o test_blas_f77_thunking $L -lcufort_f77_thunking -lcufort $ORACLE
+ *   gcc $O -DLAYER_DROPIN $T tests/dropin/layer.c -o test_blas_dropin $L -lcufort_blas -lcufort $REF
+ *     (REF: netlib's libblas.a with every symbol renamed to ref_*, mk/dropin.mk)
  * Run: CUFORT_BACKEND=host|cuda ./test_blas_<layer>   (CUFORT_BLAS_FILTER=sgemm,dgemv runs a few).
  * Output: one line per case, "ok <layer> <variant> <case>" or "FAIL <layer> <variant> <case>: why",
  * then "N passed, M failed"; the exit status is 1 when a case failed.
@@ -509,22 +544,29 @@ def source():
                   "oracle, per layer.")
     out = [head[:head.rindex("*/")].rstrip() + "\n *\n" + BUILD]
     out += ['#include <math.h>', '#include <stdint.h>', "", '#include "cufort.h"',
-            '#include "oracle_extra.h"', '#include "testlib.h"', "",
-            "/* netlib reference BLAS (double twins), Fortran convention */"]
+            '#include "oracle_extra.h"', '#include "testlib.h"', ""]
+    out += dropin_block()
+    out += ["/* netlib reference BLAS (double twins), Fortran convention */"]
     out += netlib_protos()
     out += ["", "#if TL_F77", "/* the legacy layer under test, Fortran convention */"]
     out += [f77_proto(r, v) for r, v in variants()]
     out += ["#endif", ""]
     names = []
     for r, v in variants():
-        out += [f"/* ---- {v.name} " + "-" * (90 - len(v.name)) + " */", run_fn(r, v), "",
-                test_fn(r, v), ""]
-        names.append(v.name)
+        fns = [f"/* ---- {v.name} " + "-" * (90 - len(v.name)) + " */", run_fn(r, v), "",
+               test_fn(r, v)]
+        out += (fns if in_dropin(r, v) else ["#if !TL_DROPIN"] + fns + ["#endif"]) + [""]
+        names.append((v.name, in_dropin(r, v)))
     out += ["static const struct { const char *name; void (*fn)(void); } tests[] = {"]
-    out += [f"    {{\"{n}\", test_{n}}}," for n in names]
+    for i, (n, dropin) in enumerate(names):
+        opens = not dropin and (i == 0 or names[i - 1][1])
+        closes = not dropin and (i + 1 == len(names) or names[i + 1][1])
+        out += (["#if !TL_DROPIN"] if opens else []) + [f"    {{\"{n}\", test_{n}}},"]
+        out += ["#endif"] if closes else []
     out += ["};", "", "int main(void)", "{", "    tl_init();",
             "    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)",
             "        if (tl_selected(tests[i].name))", "            tests[i].fn();",
+            "#if TL_DROPIN", "    tl_dropin_routing();", "#endif",
             "    return tl_summary();", "}"]
     return "\n".join(out) + "\n"
 

@@ -1,1 +1,108 @@
-# mk/dropin.mk -- placeholder for the drop-in BLAS library (issue 6)
+# mk/dropin.mk — the drop-in BLAS library (issue 6), included by the Makefile.
+#
+#   build/lib/libcufort_blas.so   every standard Fortran BLAS name (sgemm_, ddot_, ...): Level-3 calls
+#                                 above a threshold through the thunk engine (libcufort), the rest on
+#                                 the CPU BLAS found at run time.  Relink (-lcufort_blas instead of
+#                                 -lblas) or LD_PRELOAD it.
+#   DROPIN_GPU_THRESHOLD=flops    build-time default of CUFORT_GPU_THRESHOLD (1e9)
+#   DROPIN_GPU_MIN_DIM=n          build-time default of CUFORT_GPU_MIN_DIM (256)
+#
+# Tests (build/tests, run by make check): test_blas_dropin and test_blas_dropin_engine (the generated
+# BLAS suite through the standard names, CPU path and forced engine path), test_dropin (extras,
+# routing, fallback, report, xerbla); tests/examples/dropin.sh (the dgemm_loop example relinked and
+# under LD_PRELOAD, symbol coverage).  Their oracle is netlib's static BLAS with every symbol renamed
+# to ref_*, so that it cannot collide with the names under test.
+
+DROPIN_GPU_THRESHOLD ?= 1e9
+DROPIN_GPU_MIN_DIM ?= 256
+
+DROPIN_SRCS := $(sort $(wildcard c_wrappers/dropin/*.c)) \
+               $(wildcard c_wrappers/dropin/generated/dropin_blas.c)
+DROPIN_OBJS := $(call obj_of,$(DROPIN_SRCS))
+DROPIN_LIB := $(LIB)/libcufort_blas.so
+# the reference-message xerbla of the F77 libraries, weak, so that a program's own wins
+DROPIN_XERBLA_OBJ := $(OBJ)/c_wrappers/f77/xerbla.o
+
+$(DROPIN_OBJS): CPPFLAGS += -Ic_wrappers/dropin
+
+# The thresholds are compiled into router.o: a change rebuilds it (the Makefile's FLAGS_SIG idea).
+DROPIN_SIG := $(DROPIN_GPU_THRESHOLD)|$(DROPIN_GPU_MIN_DIM)
+DROPIN_FLAGS_FILE := $(BUILD)/.dropin_flags
+ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(DROPIN_FLAGS_FILE) 2>/dev/null)" = '$(DROPIN_SIG)' ] || \
+        printf '%s\n' '$(DROPIN_SIG)' > $(DROPIN_FLAGS_FILE); })
+endif
+$(DROPIN_FLAGS_FILE):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(DROPIN_SIG)' > $@
+$(OBJ)/c_wrappers/dropin/router.o: $(DROPIN_FLAGS_FILE)
+$(OBJ)/c_wrappers/dropin/router.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROPIN_GPU_THRESHOLD) \
+                                              -DCUFORT_DROPIN_MIN_DIM=$(DROPIN_GPU_MIN_DIM)
+
+$(DROPIN_LIB): $(DROPIN_OBJS) $(DROPIN_XERBLA_OBJ) $(LIB)/libcufort.so
+	@mkdir -p $(@D)
+	$(CC) -shared -pthread -Wl,-soname,libcufort_blas.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	    -L$(LIB) -lcufort $(RPATH_LIB) -ldl -lm
+
+# LIBS: for make install (expanded when its recipe runs); libs: its prerequisites were fixed already.
+LIBS += $(DROPIN_LIB)
+HEADERS += c_wrappers/dropin/cufort_dropin.h
+libs: $(DROPIN_LIB)
+
+# ---- the renamed oracle ---------------------------------------------------------------------------------
+DROPIN_ORACLE := $(OBJ)/dropin/libblas_ref.a
+$(DROPIN_ORACLE): $(ORACLE_BLAS) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	nm --defined-only -g $(ORACLE_BLAS) | awk 'NF == 3 { print $$3, "ref_" $$3 }' | sort -u > $@.syms
+	objcopy --redefine-syms=$@.syms $(ORACLE_BLAS) $@.tmp && ranlib $@.tmp && mv $@.tmp $@
+
+# Every test binary's link line, with the renamed oracle in place of netlib's.
+DROPIN_TEST_LDLIBS = -L$(LIB) -lcufort_blas -lcufort $(subst $(ORACLE_BLAS),$(DROPIN_ORACLE),$(TEST_LDLIBS))
+DROPIN_TEST_DEPS = $(DROPIN_LIB) $(LIB)/libcufort.so $(DROPIN_ORACLE)
+
+# ---- the generated suite, fifth layer -------------------------------------------------------------------
+LAYER_DEF_dropin := -DLAYER_DROPIN
+$(eval $(call support_rule,dropin))
+$(OBJ)/tests/dropin/layer.o: CPPFLAGS += -DLAYER_DROPIN -Ic_wrappers/dropin
+$(OBJ)/tests/dropin/test_dropin.o: CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/f77
+DROPIN_LAYER_OBJS = $(OBJ)/tests/generated/test_blas.dropin.o $(call support_objs,dropin) \
+                    $(OBJ)/tests/dropin/layer.o
+
+DROPIN_TEST_BINS := $(if $(TEST_BLAS_SRC),$(TESTBIN)/test_blas_dropin $(TESTBIN)/test_blas_dropin_engine) \
+                    $(TESTBIN)/test_dropin
+$(TESTBIN)/test_blas_dropin: $(DROPIN_LAYER_OBJS) $(DROPIN_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS)
+$(TESTBIN)/test_blas_dropin_engine: $(DROPIN_LAYER_OBJS) $(OBJ)/tests/dropin/force_engine.o $(DROPIN_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS)
+$(TESTBIN)/test_dropin: $(OBJ)/tests/dropin/test_dropin.o $(DROPIN_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS) -ldl
+
+TEST_BINS += $(DROPIN_TEST_BINS)
+tests: $(DROPIN_TEST_BINS)
+
+# ---- examples: an unchanged legacy program, linked against -lblas and relinked against the drop-in --------
+ifneq ($(FORTRAN_EXAMPLES),)
+DROPIN_EXAMPLES := $(EXBIN)/dgemm_loop $(EXBIN)/dgemm_loop_dropin
+EXAMPLE_BINS += $(DROPIN_EXAMPLES)
+examples: $(DROPIN_EXAMPLES)
+
+$(OBJ)/examples/dgemm_loop.o: examples/dgemm_loop.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(CPU_FFLAGS) -c $< -o $@
+$(EXBIN)/dgemm_loop: $(OBJ)/examples/dgemm_loop.o
+	@mkdir -p $(@D)
+	$(FC) -o $@ $< $(CPU_BLAS_LIBS)
+# The same object relinked, unless the F77 layer's INTEGER size or names differ from the CPU BLAS's.
+ifeq ($(strip $(F77_FC_FLAGS)),)
+$(EXBIN)/dgemm_loop_dropin: $(OBJ)/examples/dgemm_loop.o $(DROPIN_LIB)
+	@mkdir -p $(@D)
+	$(FC) -o $@ $< -L$(LIB) -lcufort_blas $(RPATH_BIN)
+else
+$(EXBIN)/dgemm_loop_dropin: examples/dgemm_loop.f90 $(DROPIN_LIB) $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(ALL_FFLAGS) -o $@ $< -L$(LIB) -lcufort_blas $(RPATH_BIN)
+endif
+endif

@@ -19,6 +19,11 @@ static char open_error[512];
 static void *try_open(const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (h && dlsym(h, "cufort_dropin_configure")) {   /* the drop-in would call back into us */
+        dlclose(h);
+        snprintf(open_error, sizeof open_error, "%s is cufort's drop-in BLAS, not a CPU BLAS", path);
+        return NULL;
+    }
     if (h)
         snprintf(opened, sizeof opened, "%s", path);
     else

@@ -11,6 +11,8 @@
  *   gcc $O -DLAYER_HOST         $T -o test_blas_host         $L -lcufort $ORACLE
  *   gcc $O -DLAYER_F77_DEVICE   $T -o test_blas_f77_device   $L -lcufort_f77 -lcufort $ORACLE
  *   gcc $O -DLAYER_F77_THUNKING $T -o test_blas_f77_thunking $L -lcufort_f77_thunking -lcufort $ORACLE
+ *   gcc $O -DLAYER_DROPIN $T tests/dropin/layer.c -o test_blas_dropin $L -lcufort_blas -lcufort $REF
+ *     (REF: netlib's libblas.a with every symbol renamed to ref_*, mk/dropin.mk)
  * Run: CUFORT_BACKEND=host|cuda ./test_blas_<layer>   (CUFORT_BLAS_FILTER=sgemm,dgemv runs a few).
  * Output: one line per case, "ok <layer> <variant> <case>" or "FAIL <layer> <variant> <case>: why",
  * then "N passed, M failed"; the exit status is 1 when a case failed.
@@ -22,6 +24,527 @@
 #include "cufort.h"
 #include "oracle_extra.h"
 #include "testlib.h"
+
+#if TL_DROPIN
+/* netlib, renamed (mk/dropin.mk): the plain names are the drop-in's */
+#define idamax_ ref_idamax_
+#define izamax_ ref_izamax_
+#define dasum_ ref_dasum_
+#define dzasum_ ref_dzasum_
+#define daxpy_ ref_daxpy_
+#define zaxpy_ ref_zaxpy_
+#define dcopy_ ref_dcopy_
+#define zcopy_ ref_zcopy_
+#define ddot_ ref_ddot_
+#define zdotu_ ref_zdotu_
+#define zdotc_ ref_zdotc_
+#define dnrm2_ ref_dnrm2_
+#define dznrm2_ ref_dznrm2_
+#define drot_ ref_drot_
+#define zdrot_ ref_zdrot_
+#define drotg_ ref_drotg_
+#define zrotg_ ref_zrotg_
+#define drotm_ ref_drotm_
+#define drotmg_ ref_drotmg_
+#define dscal_ ref_dscal_
+#define zscal_ ref_zscal_
+#define zdscal_ ref_zdscal_
+#define dswap_ ref_dswap_
+#define zswap_ ref_zswap_
+#define dgbmv_ ref_dgbmv_
+#define zgbmv_ ref_zgbmv_
+#define dgemv_ ref_dgemv_
+#define zgemv_ ref_zgemv_
+#define dger_ ref_dger_
+#define zgeru_ ref_zgeru_
+#define zgerc_ ref_zgerc_
+#define dsbmv_ ref_dsbmv_
+#define dspmv_ ref_dspmv_
+#define dspr_ ref_dspr_
+#define dspr2_ ref_dspr2_
+#define dsymv_ ref_dsymv_
+#define dsyr_ ref_dsyr_
+#define dsyr2_ ref_dsyr2_
+#define dtbmv_ ref_dtbmv_
+#define ztbmv_ ref_ztbmv_
+#define dtbsv_ ref_dtbsv_
+#define ztbsv_ ref_ztbsv_
+#define dtpmv_ ref_dtpmv_
+#define ztpmv_ ref_ztpmv_
+#define dtpsv_ ref_dtpsv_
+#define ztpsv_ ref_ztpsv_
+#define dtrmv_ ref_dtrmv_
+#define ztrmv_ ref_ztrmv_
+#define dtrsv_ ref_dtrsv_
+#define ztrsv_ ref_ztrsv_
+#define zhemv_ ref_zhemv_
+#define zhbmv_ ref_zhbmv_
+#define zhpmv_ ref_zhpmv_
+#define zher_ ref_zher_
+#define zher2_ ref_zher2_
+#define zhpr_ ref_zhpr_
+#define zhpr2_ ref_zhpr2_
+#define dgemm_ ref_dgemm_
+#define zgemm_ ref_zgemm_
+#define dsymm_ ref_dsymm_
+#define zsymm_ ref_zsymm_
+#define zhemm_ ref_zhemm_
+#define dsyrk_ ref_dsyrk_
+#define zsyrk_ ref_zsyrk_
+#define zherk_ ref_zherk_
+#define dsyr2k_ ref_dsyr2k_
+#define zsyr2k_ ref_zsyr2k_
+#define zher2k_ ref_zher2k_
+#define dtrmm_ ref_dtrmm_
+#define ztrmm_ ref_ztrmm_
+#define dtrsm_ ref_dtrsm_
+#define ztrsm_ ref_ztrsm_
+/* the drop-in library under test, Fortran convention */
+int32_t dropin_isamax(const int32_t *n, F77ARRT(const float) x,
+        const int32_t *incx) __asm__("isamax_");
+int32_t dropin_idamax(const int32_t *n, F77ARRT(const double) x,
+        const int32_t *incx) __asm__("idamax_");
+int32_t dropin_icamax(const int32_t *n, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx) __asm__("icamax_");
+int32_t dropin_izamax(const int32_t *n, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx) __asm__("izamax_");
+float dropin_sasum(const int32_t *n, F77ARRT(const float) x, const int32_t *incx) __asm__("sasum_");
+double dropin_dasum(const int32_t *n, F77ARRT(const double) x,
+        const int32_t *incx) __asm__("dasum_");
+float dropin_scasum(const int32_t *n, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx) __asm__("scasum_");
+double dropin_dzasum(const int32_t *n, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx) __asm__("dzasum_");
+void dropin_saxpy(const int32_t *n, const float *alpha, F77ARRT(const float) x, const int32_t *incx,
+        F77ARRT(float) y, const int32_t *incy) __asm__("saxpy_");
+void dropin_daxpy(const int32_t *n, const double *alpha, F77ARRT(const double) x,
+        const int32_t *incx, F77ARRT(double) y, const int32_t *incy) __asm__("daxpy_");
+void dropin_caxpy(const int32_t *n, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx, F77ARRT(cufort_cfloat) y, const int32_t *incy) __asm__("caxpy_");
+void dropin_zaxpy(const int32_t *n, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx, F77ARRT(cufort_cdouble) y, const int32_t *incy) __asm__("zaxpy_");
+void dropin_scopy(const int32_t *n, F77ARRT(const float) x, const int32_t *incx, F77ARRT(float) y,
+        const int32_t *incy) __asm__("scopy_");
+void dropin_dcopy(const int32_t *n, F77ARRT(const double) x, const int32_t *incx, F77ARRT(double) y,
+        const int32_t *incy) __asm__("dcopy_");
+void dropin_ccopy(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
+        F77ARRT(cufort_cfloat) y, const int32_t *incy) __asm__("ccopy_");
+void dropin_zcopy(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
+        F77ARRT(cufort_cdouble) y, const int32_t *incy) __asm__("zcopy_");
+float dropin_sdot(const int32_t *n, F77ARRT(const float) x, const int32_t *incx,
+        F77ARRT(const float) y, const int32_t *incy) __asm__("sdot_");
+double dropin_ddot(const int32_t *n, F77ARRT(const double) x, const int32_t *incx,
+        F77ARRT(const double) y, const int32_t *incy) __asm__("ddot_");
+cufort_cfloat dropin_cdotu(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
+        F77ARRT(const cufort_cfloat) y, const int32_t *incy) __asm__("cdotu_");
+cufort_cdouble dropin_zdotu(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
+        F77ARRT(const cufort_cdouble) y, const int32_t *incy) __asm__("zdotu_");
+cufort_cfloat dropin_cdotc(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
+        F77ARRT(const cufort_cfloat) y, const int32_t *incy) __asm__("cdotc_");
+cufort_cdouble dropin_zdotc(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
+        F77ARRT(const cufort_cdouble) y, const int32_t *incy) __asm__("zdotc_");
+float dropin_snrm2(const int32_t *n, F77ARRT(const float) x, const int32_t *incx) __asm__("snrm2_");
+double dropin_dnrm2(const int32_t *n, F77ARRT(const double) x,
+        const int32_t *incx) __asm__("dnrm2_");
+float dropin_scnrm2(const int32_t *n, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx) __asm__("scnrm2_");
+double dropin_dznrm2(const int32_t *n, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx) __asm__("dznrm2_");
+void dropin_srot(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
+        const int32_t *incy, const float *c, const float *s) __asm__("srot_");
+void dropin_drot(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
+        const int32_t *incy, const double *c, const double *s) __asm__("drot_");
+void dropin_csrot(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+        F77ARRT(cufort_cfloat) y, const int32_t *incy, const float *c,
+        const float *s) __asm__("csrot_");
+void dropin_zdrot(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+        F77ARRT(cufort_cdouble) y, const int32_t *incy, const double *c,
+        const double *s) __asm__("zdrot_");
+void dropin_srotg(float *a, float *b, float *c, float *s) __asm__("srotg_");
+void dropin_drotg(double *a, double *b, double *c, double *s) __asm__("drotg_");
+void dropin_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s) __asm__("crotg_");
+void dropin_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c,
+        cufort_cdouble *s) __asm__("zrotg_");
+void dropin_srotm(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
+        const int32_t *incy, float *param) __asm__("srotm_");
+void dropin_drotm(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
+        const int32_t *incy, double *param) __asm__("drotm_");
+void dropin_srotmg(float *d1, float *d2, float *x1, float *y1, float *param) __asm__("srotmg_");
+void dropin_drotmg(double *d1, double *d2, double *x1, double *y1,
+        double *param) __asm__("drotmg_");
+void dropin_sscal(const int32_t *n, const float *alpha, F77ARRT(float) x,
+        const int32_t *incx) __asm__("sscal_");
+void dropin_dscal(const int32_t *n, const double *alpha, F77ARRT(double) x,
+        const int32_t *incx) __asm__("dscal_");
+void dropin_cscal(const int32_t *n, const cufort_cfloat *alpha, F77ARRT(cufort_cfloat) x,
+        const int32_t *incx) __asm__("cscal_");
+void dropin_zscal(const int32_t *n, const cufort_cdouble *alpha, F77ARRT(cufort_cdouble) x,
+        const int32_t *incx) __asm__("zscal_");
+void dropin_csscal(const int32_t *n, const float *alpha, F77ARRT(cufort_cfloat) x,
+        const int32_t *incx) __asm__("csscal_");
+void dropin_zdscal(const int32_t *n, const double *alpha, F77ARRT(cufort_cdouble) x,
+        const int32_t *incx) __asm__("zdscal_");
+void dropin_sswap(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
+        const int32_t *incy) __asm__("sswap_");
+void dropin_dswap(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
+        const int32_t *incy) __asm__("dswap_");
+void dropin_cswap(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+        F77ARRT(cufort_cfloat) y, const int32_t *incy) __asm__("cswap_");
+void dropin_zswap(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+        F77ARRT(cufort_cdouble) y, const int32_t *incy) __asm__("zswap_");
+void dropin_sgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
+        const int32_t *ku, const float *alpha, F77ARRT(const float) A, const int32_t *lda,
+        F77ARRT(const float) x, const int32_t *incx, const float *beta, F77ARRT(float) y,
+        const int32_t *incy, size_t trans_len) __asm__("sgbmv_");
+void dropin_dgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
+        const int32_t *ku, const double *alpha, F77ARRT(const double) A, const int32_t *lda,
+        F77ARRT(const double) x, const int32_t *incx, const double *beta, F77ARRT(double) y,
+        const int32_t *incy, size_t trans_len) __asm__("dgbmv_");
+void dropin_cgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
+        const int32_t *ku, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const int32_t *lda, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const int32_t *incy,
+        size_t trans_len) __asm__("cgbmv_");
+void dropin_zgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
+        const int32_t *ku, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const int32_t *lda, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const int32_t *incy,
+        size_t trans_len) __asm__("zgbmv_");
+void dropin_sgemv(const char *trans, const int32_t *m, const int32_t *n, const float *alpha,
+        F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) x, const int32_t *incx,
+        const float *beta, F77ARRT(float) y, const int32_t *incy,
+        size_t trans_len) __asm__("sgemv_");
+void dropin_dgemv(const char *trans, const int32_t *m, const int32_t *n, const double *alpha,
+        F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) x, const int32_t *incx,
+        const double *beta, F77ARRT(double) y, const int32_t *incy,
+        size_t trans_len) __asm__("dgemv_");
+void dropin_cgemv(const char *trans, const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const int32_t *incy, size_t trans_len) __asm__("cgemv_");
+void dropin_zgemv(const char *trans, const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const int32_t *incy, size_t trans_len) __asm__("zgemv_");
+void dropin_sger(const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) x,
+        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) A,
+        const int32_t *lda) __asm__("sger_");
+void dropin_dger(const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) x,
+        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) A,
+        const int32_t *lda) __asm__("dger_");
+void dropin_cgeru(const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
+        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda) __asm__("cgeru_");
+void dropin_cgerc(const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
+        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda) __asm__("cgerc_");
+void dropin_zgeru(const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
+        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda) __asm__("zgeru_");
+void dropin_zgerc(const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
+        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda) __asm__("zgerc_");
+void dropin_ssbmv(const char *uplo, const int32_t *n, const int32_t *k, const float *alpha,
+        F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) x, const int32_t *incx,
+        const float *beta, F77ARRT(float) y, const int32_t *incy,
+        size_t uplo_len) __asm__("ssbmv_");
+void dropin_dsbmv(const char *uplo, const int32_t *n, const int32_t *k, const double *alpha,
+        F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) x, const int32_t *incx,
+        const double *beta, F77ARRT(double) y, const int32_t *incy,
+        size_t uplo_len) __asm__("dsbmv_");
+void dropin_sspmv(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) AP,
+        F77ARRT(const float) x, const int32_t *incx, const float *beta, F77ARRT(float) y,
+        const int32_t *incy, size_t uplo_len) __asm__("sspmv_");
+void dropin_dspmv(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) AP,
+        F77ARRT(const double) x, const int32_t *incx, const double *beta, F77ARRT(double) y,
+        const int32_t *incy, size_t uplo_len) __asm__("dspmv_");
+void dropin_sspr(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
+        const int32_t *incx, F77ARRT(float) AP, size_t uplo_len) __asm__("sspr_");
+void dropin_dspr(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
+        const int32_t *incx, F77ARRT(double) AP, size_t uplo_len) __asm__("dspr_");
+void dropin_sspr2(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
+        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) AP,
+        size_t uplo_len) __asm__("sspr2_");
+void dropin_dspr2(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
+        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) AP,
+        size_t uplo_len) __asm__("dspr2_");
+void dropin_ssymv(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) A,
+        const int32_t *lda, F77ARRT(const float) x, const int32_t *incx, const float *beta,
+        F77ARRT(float) y, const int32_t *incy, size_t uplo_len) __asm__("ssymv_");
+void dropin_dsymv(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) A,
+        const int32_t *lda, F77ARRT(const double) x, const int32_t *incx, const double *beta,
+        F77ARRT(double) y, const int32_t *incy, size_t uplo_len) __asm__("dsymv_");
+void dropin_ssyr(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
+        const int32_t *incx, F77ARRT(float) A, const int32_t *lda,
+        size_t uplo_len) __asm__("ssyr_");
+void dropin_dsyr(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
+        const int32_t *incx, F77ARRT(double) A, const int32_t *lda,
+        size_t uplo_len) __asm__("dsyr_");
+void dropin_ssyr2(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
+        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) A,
+        const int32_t *lda, size_t uplo_len) __asm__("ssyr2_");
+void dropin_dsyr2(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
+        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) A,
+        const int32_t *lda, size_t uplo_len) __asm__("dsyr2_");
+void dropin_stbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("stbmv_");
+void dropin_dtbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtbmv_");
+void dropin_ctbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        F77ARRT(cufort_cfloat) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+        size_t diag_len) __asm__("ctbmv_");
+void dropin_ztbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        F77ARRT(cufort_cdouble) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+        size_t diag_len) __asm__("ztbmv_");
+void dropin_stbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("stbsv_");
+void dropin_dtbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtbsv_");
+void dropin_ctbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        F77ARRT(cufort_cfloat) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+        size_t diag_len) __asm__("ctbsv_");
+void dropin_ztbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        const int32_t *k, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        F77ARRT(cufort_cdouble) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+        size_t diag_len) __asm__("ztbsv_");
+void dropin_stpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const float) AP, F77ARRT(float) x, const int32_t *incx, size_t uplo_len,
+        size_t trans_len, size_t diag_len) __asm__("stpmv_");
+void dropin_dtpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const double) AP, F77ARRT(double) x, const int32_t *incx, size_t uplo_len,
+        size_t trans_len, size_t diag_len) __asm__("dtpmv_");
+void dropin_ctpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctpmv_");
+void dropin_ztpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztpmv_");
+void dropin_stpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const float) AP, F77ARRT(float) x, const int32_t *incx, size_t uplo_len,
+        size_t trans_len, size_t diag_len) __asm__("stpsv_");
+void dropin_dtpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const double) AP, F77ARRT(double) x, const int32_t *incx, size_t uplo_len,
+        size_t trans_len, size_t diag_len) __asm__("dtpsv_");
+void dropin_ctpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctpsv_");
+void dropin_ztpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztpsv_");
+void dropin_strmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("strmv_");
+void dropin_dtrmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtrmv_");
+void dropin_ctrmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctrmv_");
+void dropin_ztrmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztrmv_");
+void dropin_strsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("strsv_");
+void dropin_dtrsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x, const int32_t *incx,
+        size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtrsv_");
+void dropin_ctrsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctrsv_");
+void dropin_ztrsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) x,
+        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztrsv_");
+void dropin_chemv(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const int32_t *incy, size_t uplo_len) __asm__("chemv_");
+void dropin_zhemv(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const int32_t *incy, size_t uplo_len) __asm__("zhemv_");
+void dropin_chbmv(const char *uplo, const int32_t *n, const int32_t *k, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
+        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const int32_t *incy, size_t uplo_len) __asm__("chbmv_");
+void dropin_zhbmv(const char *uplo, const int32_t *n, const int32_t *k, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
+        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const int32_t *incy, size_t uplo_len) __asm__("zhbmv_");
+void dropin_chpmv(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const int32_t *incy,
+        size_t uplo_len) __asm__("chpmv_");
+void dropin_zhpmv(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const int32_t *incy,
+        size_t uplo_len) __asm__("zhpmv_");
+void dropin_cher(const char *uplo, const int32_t *n, const float *alpha,
+        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) A,
+        const int32_t *lda, size_t uplo_len) __asm__("cher_");
+void dropin_zher(const char *uplo, const int32_t *n, const double *alpha,
+        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) A,
+        const int32_t *lda, size_t uplo_len) __asm__("zher_");
+void dropin_cher2(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
+        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda,
+        size_t uplo_len) __asm__("cher2_");
+void dropin_zher2(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
+        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda,
+        size_t uplo_len) __asm__("zher2_");
+void dropin_chpr(const char *uplo, const int32_t *n, const float *alpha,
+        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) AP,
+        size_t uplo_len) __asm__("chpr_");
+void dropin_zhpr(const char *uplo, const int32_t *n, const double *alpha,
+        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) AP,
+        size_t uplo_len) __asm__("zhpr_");
+void dropin_chpr2(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
+        const int32_t *incy, F77ARRT(cufort_cfloat) AP, size_t uplo_len) __asm__("chpr2_");
+void dropin_zhpr2(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
+        const int32_t *incy, F77ARRT(cufort_cdouble) AP, size_t uplo_len) __asm__("zhpr2_");
+void dropin_sgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
+        const int32_t *k, const float *alpha, F77ARRT(const float) A, const int32_t *lda,
+        F77ARRT(const float) B, const int32_t *ldb, const float *beta, F77ARRT(float) C,
+        const int32_t *ldc, size_t transa_len, size_t transb_len) __asm__("sgemm_");
+void dropin_dgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
+        const int32_t *k, const double *alpha, F77ARRT(const double) A, const int32_t *lda,
+        F77ARRT(const double) B, const int32_t *ldb, const double *beta, F77ARRT(double) C,
+        const int32_t *ldc, size_t transa_len, size_t transb_len) __asm__("dgemm_");
+void dropin_cgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
+        const int32_t *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const int32_t *lda, F77ARRT(const cufort_cfloat) B, const int32_t *ldb,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t transa_len,
+        size_t transb_len) __asm__("cgemm_");
+void dropin_zgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
+        const int32_t *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const int32_t *lda, F77ARRT(const cufort_cdouble) B, const int32_t *ldb,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t transa_len,
+        size_t transb_len) __asm__("zgemm_");
+void dropin_ssymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
+        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
+        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t side_len,
+        size_t uplo_len) __asm__("ssymm_");
+void dropin_dsymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
+        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
+        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+        size_t side_len, size_t uplo_len) __asm__("dsymm_");
+void dropin_csymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len,
+        size_t uplo_len) __asm__("csymm_");
+void dropin_zsymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len,
+        size_t uplo_len) __asm__("zsymm_");
+void dropin_chemm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len,
+        size_t uplo_len) __asm__("chemm_");
+void dropin_zhemm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len,
+        size_t uplo_len) __asm__("zhemm_");
+void dropin_ssyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const float *alpha, F77ARRT(const float) A, const int32_t *lda, const float *beta,
+        F77ARRT(float) C, const int32_t *ldc, size_t uplo_len, size_t trans_len) __asm__("ssyrk_");
+void dropin_dsyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const double *alpha, F77ARRT(const double) A, const int32_t *lda, const double *beta,
+        F77ARRT(double) C, const int32_t *ldc, size_t uplo_len, size_t trans_len) __asm__("dsyrk_");
+void dropin_csyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("csyrk_");
+void dropin_zsyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("zsyrk_");
+void dropin_cherk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const float *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda, const float *beta,
+        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("cherk_");
+void dropin_zherk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const double *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda, const double *beta,
+        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("zherk_");
+void dropin_ssyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
+        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("ssyr2k_");
+void dropin_dsyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
+        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+        size_t uplo_len, size_t trans_len) __asm__("dsyr2k_");
+void dropin_csyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("csyr2k_");
+void dropin_zsyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("zsyr2k_");
+void dropin_cher2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
+        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const float *beta,
+        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("cher2k_");
+void dropin_zher2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
+        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const double *beta,
+        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+        size_t trans_len) __asm__("zher2k_");
+void dropin_strmm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) A,
+        const int32_t *lda, F77ARRT(float) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        size_t transa_len, size_t diag_len) __asm__("strmm_");
+void dropin_dtrmm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) A,
+        const int32_t *lda, F77ARRT(double) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        size_t transa_len, size_t diag_len) __asm__("dtrmm_");
+void dropin_ctrmm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) B,
+        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        size_t diag_len) __asm__("ctrmm_");
+void dropin_ztrmm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) B,
+        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        size_t diag_len) __asm__("ztrmm_");
+void dropin_strsm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) A,
+        const int32_t *lda, F77ARRT(float) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        size_t transa_len, size_t diag_len) __asm__("strsm_");
+void dropin_dtrsm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) A,
+        const int32_t *lda, F77ARRT(double) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        size_t transa_len, size_t diag_len) __asm__("dtrsm_");
+void dropin_ctrsm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) B,
+        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        size_t diag_len) __asm__("ctrsm_");
+void dropin_ztrsm(const char *side, const char *uplo, const char *transa, const char *diag,
+        const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) B,
+        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        size_t diag_len) __asm__("ztrsm_");
+#endif
 
 /* netlib reference BLAS (double twins), Fortran convention */
 int idamax_(const int *, double *, const int *);
@@ -685,7 +1208,11 @@ static void run_isamax(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_iresult(X, (int64_t)dropin_isamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_iresult(X, (int64_t)cublas_isamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
         tl_f77_end(X);
@@ -730,7 +1257,11 @@ static void run_idamax(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_iresult(X, (int64_t)dropin_idamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_iresult(X, (int64_t)cublas_idamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
         tl_f77_end(X);
@@ -775,7 +1306,11 @@ static void run_icamax(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_iresult(X, (int64_t)dropin_icamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_iresult(X, (int64_t)cublas_icamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
         tl_f77_end(X);
@@ -820,7 +1355,11 @@ static void run_izamax(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_iresult(X, (int64_t)dropin_izamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_iresult(X, (int64_t)cublas_izamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
         tl_f77_end(X);
@@ -854,6 +1393,7 @@ static void test_izamax(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- isamin ------------------------------------------------------------------------------------ */
 static void run_isamin(const tl_case *tc)
 {
@@ -899,7 +1439,9 @@ static void test_isamin(void)
     run_isamin(&(tl_case){.name = "badptr:end:x", .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- idamin ------------------------------------------------------------------------------------ */
 static void run_idamin(const tl_case *tc)
 {
@@ -945,7 +1487,9 @@ static void test_idamin(void)
     run_idamin(&(tl_case){.name = "badptr:end:x", .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- icamin ------------------------------------------------------------------------------------ */
 static void run_icamin(const tl_case *tc)
 {
@@ -991,7 +1535,9 @@ static void test_icamin(void)
     run_icamin(&(tl_case){.name = "badptr:end:x", .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- izamin ------------------------------------------------------------------------------------ */
 static void run_izamin(const tl_case *tc)
 {
@@ -1037,6 +1583,7 @@ static void test_izamin(void)
     run_izamin(&(tl_case){.name = "badptr:end:x", .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- sasum ------------------------------------------------------------------------------------- */
 static void run_sasum(const tl_case *tc)
@@ -1049,7 +1596,11 @@ static void run_sasum(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_sasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_sasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -1094,7 +1645,11 @@ static void run_dasum(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_dasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_dasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -1139,7 +1694,11 @@ static void run_scasum(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_scasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_scasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -1184,7 +1743,11 @@ static void run_dzasum(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_dzasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_dzasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -1232,7 +1795,11 @@ static void run_saxpy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_saxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_saxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1279,7 +1846,11 @@ static void run_daxpy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_daxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_daxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1326,7 +1897,11 @@ static void run_caxpy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_caxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_caxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1373,7 +1948,11 @@ static void run_zaxpy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zaxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zaxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1419,7 +1998,11 @@ static void run_scopy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_scopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_scopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1463,7 +2046,11 @@ static void run_dcopy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dcopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dcopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1507,7 +2094,11 @@ static void run_ccopy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ccopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ccopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1551,7 +2142,11 @@ static void run_zcopy(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zcopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zcopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -1595,7 +2190,11 @@ static void run_sdot(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_sdot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_sdot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
         tl_f77_end(X);
@@ -1642,7 +2241,11 @@ static void run_ddot(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_ddot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_ddot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
         tl_f77_end(X);
@@ -1689,7 +2292,11 @@ static void run_cdotu(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_cdotu(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_cdotu_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy)));
@@ -1737,7 +2344,11 @@ static void run_zdotu(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_zdotu(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_zdotu_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy)));
@@ -1785,7 +2396,11 @@ static void run_cdotc(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_cdotc(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_cdotc_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy)));
@@ -1833,7 +2448,11 @@ static void run_zdotc(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_zdotc(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_zdotc_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy)));
@@ -1879,7 +2498,11 @@ static void run_snrm2(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_snrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_snrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -1924,7 +2547,11 @@ static void run_dnrm2(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_dnrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_dnrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -1969,7 +2596,11 @@ static void run_scnrm2(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_scnrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_scnrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -2014,7 +2645,11 @@ static void run_dznrm2(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        tl_result(X, dropin_dznrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         tl_result(X, cublas_dznrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
         tl_f77_end(X);
@@ -2063,7 +2698,11 @@ static void run_srot(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_srot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_srot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
         tl_f77_end(X);
@@ -2111,7 +2750,11 @@ static void run_drot(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_drot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_drot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
         tl_f77_end(X);
@@ -2159,7 +2802,11 @@ static void run_csrot(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_csrot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_csrot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
         tl_f77_end(X);
@@ -2208,7 +2855,11 @@ static void run_zdrot(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zdrot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zdrot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
         tl_f77_end(X);
@@ -2242,6 +2893,7 @@ static void test_zdrot(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- crot -------------------------------------------------------------------------------------- */
 static void run_crot(const tl_case *tc)
 {
@@ -2289,7 +2941,9 @@ static void test_crot(void)
     run_crot(&(tl_case){.name = "badptr:end:x", .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zrot -------------------------------------------------------------------------------------- */
 static void run_zrot(const tl_case *tc)
 {
@@ -2337,6 +2991,7 @@ static void test_zrot(void)
     run_zrot(&(tl_case){.name = "badptr:end:x", .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- srotg ------------------------------------------------------------------------------------- */
 static void run_srotg(const tl_case *tc)
@@ -2350,7 +3005,11 @@ static void run_srotg(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_srotg(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_srotg_(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
         tl_f77_end(X);
@@ -2385,7 +3044,11 @@ static void run_drotg(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_drotg(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_drotg_(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
         tl_f77_end(X);
@@ -2420,7 +3083,11 @@ static void run_crotg(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_crotg(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_crotg_(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
         tl_f77_end(X);
@@ -2455,7 +3122,11 @@ static void run_zrotg(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zrotg(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zrotg_(tl_ptr(a_a), tl_ptr(a_b), tl_ptr(a_c), tl_ptr(a_s));
         tl_f77_end(X);
@@ -2493,7 +3164,12 @@ static void run_srotm(const tl_case *tc)
     tl_set_elem(a_param, 0, tc->flag);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_srotm(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                tl_ptr(a_param));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_srotm_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 tl_ptr(a_param));
@@ -2553,7 +3229,12 @@ static void run_drotm(const tl_case *tc)
     tl_set_elem(a_param, 0, tc->flag);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_drotm(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                tl_ptr(a_param));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_drotm_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 tl_ptr(a_param));
@@ -2613,7 +3294,11 @@ static void run_srotmg(const tl_case *tc)
     tl_positive(a_d2);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_srotmg(tl_ptr(a_d1), tl_ptr(a_d2), tl_ptr(a_x1), tl_ptr(a_y1), tl_ptr(a_param));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_srotmg_(tl_ptr(a_d1), tl_ptr(a_d2), tl_ptr(a_x1), tl_ptr(a_y1), tl_ptr(a_param));
         tl_f77_end(X);
@@ -2653,7 +3338,11 @@ static void run_drotmg(const tl_case *tc)
     tl_positive(a_d2);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_drotmg(tl_ptr(a_d1), tl_ptr(a_d2), tl_ptr(a_x1), tl_ptr(a_y1), tl_ptr(a_param));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_drotmg_(tl_ptr(a_d1), tl_ptr(a_d2), tl_ptr(a_x1), tl_ptr(a_y1), tl_ptr(a_param));
         tl_f77_end(X);
@@ -2690,7 +3379,11 @@ static void run_sscal(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
         tl_f77_end(X);
@@ -2736,7 +3429,11 @@ static void run_dscal(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
         tl_f77_end(X);
@@ -2782,7 +3479,11 @@ static void run_cscal(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
         tl_f77_end(X);
@@ -2828,7 +3529,11 @@ static void run_zscal(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
         tl_f77_end(X);
@@ -2874,7 +3579,11 @@ static void run_csscal(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_csscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_csscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
         tl_f77_end(X);
@@ -2920,7 +3629,11 @@ static void run_zdscal(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zdscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zdscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
         tl_f77_end(X);
@@ -2967,7 +3680,11 @@ static void run_sswap(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -3011,7 +3728,11 @@ static void run_dswap(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -3055,7 +3776,11 @@ static void run_cswap(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -3099,7 +3824,11 @@ static void run_zswap(const tl_case *tc)
     tl_fill(X);
     tl_stage(X);
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
         tl_f77_end(X);
@@ -3182,7 +3911,13 @@ static void run_sgbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
@@ -3300,7 +4035,13 @@ static void run_dgbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
@@ -3418,7 +4159,13 @@ static void run_cgbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
@@ -3536,7 +4283,13 @@ static void run_zgbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
@@ -3644,7 +4397,12 @@ static void run_sgemv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -3746,7 +4504,12 @@ static void run_dgemv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -3848,7 +4611,12 @@ static void run_cgemv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -3950,7 +4718,12 @@ static void run_zgemv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -4047,7 +4820,12 @@ static void run_sger(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sger(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
+                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sger_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy), F77ARR(a_A), TL_I32(lda));
@@ -4124,7 +4902,12 @@ static void run_dger(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dger(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
+                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dger_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy), F77ARR(a_A), TL_I32(lda));
@@ -4201,7 +4984,12 @@ static void run_cgeru(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cgeru(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
+                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cgeru_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy), F77ARR(a_A), TL_I32(lda));
@@ -4278,7 +5066,12 @@ static void run_cgerc(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cgerc(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
+                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cgerc_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy), F77ARR(a_A), TL_I32(lda));
@@ -4355,7 +5148,12 @@ static void run_zgeru(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zgeru(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
+                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zgeru_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy), F77ARR(a_A), TL_I32(lda));
@@ -4432,7 +5230,12 @@ static void run_zgerc(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zgerc(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
+                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zgerc_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
                 TL_I32(incy), F77ARR(a_A), TL_I32(lda));
@@ -4512,7 +5315,12 @@ static void run_ssbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -4606,7 +5414,12 @@ static void run_dsbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -4690,7 +5503,12 @@ static void run_sspmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sspmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
+                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sspmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
                 F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -4771,7 +5589,12 @@ static void run_dspmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dspmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
+                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dspmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
                 F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -4845,7 +5668,11 @@ static void run_sspr(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sspr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sspr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
@@ -4908,7 +5735,11 @@ static void run_dspr(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dspr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dspr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
@@ -4977,7 +5808,12 @@ static void run_sspr2(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sspr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sspr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_AP), (size_t)1);
@@ -5054,7 +5890,12 @@ static void run_dspr2(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dspr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dspr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_AP), (size_t)1);
@@ -5137,7 +5978,12 @@ static void run_ssymv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssymv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
+                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssymv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
                 &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -5224,7 +6070,12 @@ static void run_dsymv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsymv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
+                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsymv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
                 &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -5276,6 +6127,7 @@ static void test_dsymv(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- csymv ------------------------------------------------------------------------------------- */
 static void run_csymv(const tl_case *tc)
 {
@@ -5362,7 +6214,9 @@ static void test_csymv(void)
     run_csymv(&(tl_case){.name = "badptr:end:A", .opt = {[1] = 'U'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zsymv ------------------------------------------------------------------------------------- */
 static void run_zsymv(const tl_case *tc)
 {
@@ -5449,6 +6303,7 @@ static void test_zsymv(void)
     run_zsymv(&(tl_case){.name = "badptr:end:A", .opt = {[1] = 'U'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- ssyr -------------------------------------------------------------------------------------- */
 static void run_ssyr(const tl_case *tc)
@@ -5478,7 +6333,12 @@ static void run_ssyr(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssyr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssyr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
                 (size_t)1);
@@ -5549,7 +6409,12 @@ static void run_dsyr(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsyr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsyr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
                 (size_t)1);
@@ -5592,6 +6457,7 @@ static void test_dsyr(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- csyr -------------------------------------------------------------------------------------- */
 static void run_csyr(const tl_case *tc)
 {
@@ -5661,7 +6527,9 @@ static void test_csyr(void)
     run_csyr(&(tl_case){.name = "badptr:end:x", .opt = {[1] = 'U'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zsyr -------------------------------------------------------------------------------------- */
 static void run_zsyr(const tl_case *tc)
 {
@@ -5731,6 +6599,7 @@ static void test_zsyr(void)
     run_zsyr(&(tl_case){.name = "badptr:end:x", .opt = {[1] = 'U'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- ssyr2 ------------------------------------------------------------------------------------- */
 static void run_ssyr2(const tl_case *tc)
@@ -5766,7 +6635,12 @@ static void run_ssyr2(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssyr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssyr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_A), TL_I32(lda), (size_t)1);
@@ -5849,7 +6723,12 @@ static void run_dsyr2(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsyr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsyr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_A), TL_I32(lda), (size_t)1);
@@ -5898,6 +6777,7 @@ static void test_dsyr2(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- csyr2 ------------------------------------------------------------------------------------- */
 static void run_csyr2(const tl_case *tc)
 {
@@ -5979,7 +6859,9 @@ static void test_csyr2(void)
     run_csyr2(&(tl_case){.name = "badptr:end:x", .opt = {[1] = 'U'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zsyr2 ------------------------------------------------------------------------------------- */
 static void run_zsyr2(const tl_case *tc)
 {
@@ -6061,6 +6943,7 @@ static void test_zsyr2(void)
     run_zsyr2(&(tl_case){.name = "badptr:end:x", .opt = {[1] = 'U'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- stbmv ------------------------------------------------------------------------------------- */
 static void run_stbmv(const tl_case *tc)
@@ -6098,7 +6981,12 @@ static void run_stbmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_stbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_stbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -6257,7 +7145,12 @@ static void run_dtbmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -6416,7 +7309,12 @@ static void run_ctbmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -6575,7 +7473,12 @@ static void run_ztbmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -6735,7 +7638,12 @@ static void run_stbsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_stbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_stbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -6895,7 +7803,12 @@ static void run_dtbsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -7055,7 +7968,12 @@ static void run_ctbsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -7215,7 +8133,12 @@ static void run_ztbsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -7364,7 +8287,12 @@ static void run_stpmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_stpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_stpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -7508,7 +8436,12 @@ static void run_dtpmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -7652,7 +8585,12 @@ static void run_ctpmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -7796,7 +8734,12 @@ static void run_ztpmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -7941,7 +8884,12 @@ static void run_stpsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_stpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_stpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -8086,7 +9034,12 @@ static void run_dtpsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -8231,7 +9184,12 @@ static void run_ctpsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -8376,7 +9334,12 @@ static void run_ztpsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+                (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
                 (size_t)1, (size_t)1, (size_t)1);
@@ -8525,7 +9488,12 @@ static void run_strmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_strmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_strmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -8676,7 +9644,12 @@ static void run_dtrmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtrmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtrmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -8827,7 +9800,12 @@ static void run_ctrmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctrmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctrmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -8978,7 +9956,12 @@ static void run_ztrmv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztrmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztrmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -9130,7 +10113,12 @@ static void run_strsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_strsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_strsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -9282,7 +10270,12 @@ static void run_dtrsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtrsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtrsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -9434,7 +10427,12 @@ static void run_ctrsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctrsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctrsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -9586,7 +10584,12 @@ static void run_ztrsv(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztrsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztrsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
@@ -9741,7 +10744,12 @@ static void run_chemv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_chemv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
+                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_chemv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
                 &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -9828,7 +10836,12 @@ static void run_zhemv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zhemv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
+                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zhemv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
                 &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -9920,7 +10933,12 @@ static void run_chbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_chbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_chbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -10014,7 +11032,12 @@ static void run_zhbmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zhbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
+                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zhbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
                 TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -10098,7 +11121,12 @@ static void run_chpmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_chpmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
+                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_chpmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
                 F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -10179,7 +11207,12 @@ static void run_zhpmv(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zhpmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
+                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zhpmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
                 F77ARR(a_y), TL_I32(incy), (size_t)1);
@@ -10258,7 +11291,12 @@ static void run_cher(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cher(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cher_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
                 (size_t)1);
@@ -10329,7 +11367,12 @@ static void run_zher(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zher(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zher_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
                 (size_t)1);
@@ -10406,7 +11449,12 @@ static void run_cher2(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cher2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cher2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_A), TL_I32(lda), (size_t)1);
@@ -10489,7 +11537,12 @@ static void run_zher2(const tl_case *tc)
         tl_bad_check(X, lda >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zher2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zher2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_A), TL_I32(lda), (size_t)1);
@@ -10561,7 +11614,11 @@ static void run_chpr(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_chpr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_chpr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
@@ -10624,7 +11681,11 @@ static void run_zhpr(const tl_case *tc)
         tl_bad_check(X, incx != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zhpr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zhpr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
@@ -10693,7 +11754,12 @@ static void run_chpr2(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_chpr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_chpr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_AP), (size_t)1);
@@ -10770,7 +11836,12 @@ static void run_zhpr2(const tl_case *tc)
         tl_bad_check(X, incy != 0);
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zhpr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+                F77ARR(a_AP), (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zhpr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
                 F77ARR(a_AP), (size_t)1);
@@ -10867,7 +11938,13 @@ static void run_sgemm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_sgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_sgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
@@ -10995,7 +12072,13 @@ static void run_dgemm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
@@ -11123,7 +12206,13 @@ static void run_cgemm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
@@ -11251,7 +12340,13 @@ static void run_zgemm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+                (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
@@ -11330,6 +12425,7 @@ static void test_zgemm(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- cgemm3m ----------------------------------------------------------------------------------- */
 static void run_cgemm3m(const tl_case *tc)
 {
@@ -11460,7 +12556,9 @@ static void test_cgemm3m(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zgemm3m ----------------------------------------------------------------------------------- */
 static void run_zgemm3m(const tl_case *tc)
 {
@@ -11591,6 +12689,7 @@ static void test_zgemm3m(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- ssymm ------------------------------------------------------------------------------------- */
 static void run_ssymm(const tl_case *tc)
@@ -11635,7 +12734,12 @@ static void run_ssymm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -11738,7 +12842,12 @@ static void run_dsymm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -11841,7 +12950,12 @@ static void run_csymm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_csymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_csymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -11944,7 +13058,12 @@ static void run_zsymm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zsymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zsymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12047,7 +13166,12 @@ static void run_chemm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_chemm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_chemm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12150,7 +13274,12 @@ static void run_zhemm(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zhemm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zhemm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12247,7 +13376,12 @@ static void run_ssyrk(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
+                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
                 F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12349,7 +13483,12 @@ static void run_dsyrk(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
+                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
                 F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12451,7 +13590,12 @@ static void run_csyrk(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_csyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
+                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_csyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
                 F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12549,7 +13693,12 @@ static void run_zsyrk(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zsyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
+                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zsyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
                 F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12647,7 +13796,12 @@ static void run_cherk(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cherk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
+                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cherk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
                 F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12745,7 +13899,12 @@ static void run_zherk(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zherk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
+                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zherk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
                 F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12850,7 +14009,12 @@ static void run_ssyr2k(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ssyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ssyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -12960,7 +14124,12 @@ static void run_dsyr2k(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dsyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dsyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -13070,7 +14239,12 @@ static void run_csyr2k(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_csyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_csyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -13176,7 +14350,12 @@ static void run_zsyr2k(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zsyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zsyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -13282,7 +14461,12 @@ static void run_cher2k(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_cher2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_cher2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -13388,7 +14572,12 @@ static void run_zher2k(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, n));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_zher2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
+                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_zher2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
                 F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
@@ -13450,6 +14639,7 @@ static void test_zher2k(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- ssyrkx ------------------------------------------------------------------------------------ */
 static void run_ssyrkx(const tl_case *tc)
 {
@@ -13559,7 +14749,9 @@ static void test_ssyrkx(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- dsyrkx ------------------------------------------------------------------------------------ */
 static void run_dsyrkx(const tl_case *tc)
 {
@@ -13669,7 +14861,9 @@ static void test_dsyrkx(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- csyrkx ------------------------------------------------------------------------------------ */
 static void run_csyrkx(const tl_case *tc)
 {
@@ -13775,7 +14969,9 @@ static void test_csyrkx(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zsyrkx ------------------------------------------------------------------------------------ */
 static void run_zsyrkx(const tl_case *tc)
 {
@@ -13881,7 +15077,9 @@ static void test_zsyrkx(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- cherkx ------------------------------------------------------------------------------------ */
 static void run_cherkx(const tl_case *tc)
 {
@@ -13989,7 +15187,9 @@ static void test_cherkx(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zherkx ------------------------------------------------------------------------------------ */
 static void run_zherkx(const tl_case *tc)
 {
@@ -14097,6 +15297,7 @@ static void test_zherkx(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 /* ---- strmm ------------------------------------------------------------------------------------- */
 static void run_strmm(const tl_case *tc)
@@ -14138,7 +15339,12 @@ static void run_strmm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_strmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_strmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -14284,7 +15490,12 @@ static void run_dtrmm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtrmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtrmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -14430,7 +15641,12 @@ static void run_ctrmm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctrmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctrmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -14576,7 +15792,12 @@ static void run_ztrmm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztrmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztrmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -14723,7 +15944,12 @@ static void run_strsm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_strsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_strsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -14870,7 +16096,12 @@ static void run_dtrsm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_dtrsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_dtrsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -15017,7 +16248,12 @@ static void run_ctrsm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ctrsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ctrsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -15164,7 +16400,12 @@ static void run_ztrsm(const tl_case *tc)
         tl_bad_check(X, ldb >= IMAX(1, m));
     }
     if (X->ready) {
-#if TL_F77
+#if TL_DROPIN
+        tl_f77_begin(X);
+        dropin_ztrsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
+                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        tl_f77_end(X);
+#elif TL_F77
         tl_f77_begin(X);
         cublas_ztrsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
                 TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
@@ -15270,6 +16511,7 @@ static void test_ztrsm(void)
 #endif
 }
 
+#if !TL_DROPIN
 /* ---- sgemm_strided_batched --------------------------------------------------------------------- */
 static void run_sgemm_strided_batched(const tl_case *tc)
 {
@@ -15446,7 +16688,9 @@ static void test_sgemm_strided_batched(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- dgemm_strided_batched --------------------------------------------------------------------- */
 static void run_dgemm_strided_batched(const tl_case *tc)
 {
@@ -15623,7 +16867,9 @@ static void test_dgemm_strided_batched(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- cgemm_strided_batched --------------------------------------------------------------------- */
 static void run_cgemm_strided_batched(const tl_case *tc)
 {
@@ -15800,7 +17046,9 @@ static void test_cgemm_strided_batched(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zgemm_strided_batched --------------------------------------------------------------------- */
 static void run_zgemm_strided_batched(const tl_case *tc)
 {
@@ -15977,7 +17225,9 @@ static void test_zgemm_strided_batched(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- sgeam ------------------------------------------------------------------------------------- */
 static void run_sgeam(const tl_case *tc)
 {
@@ -16096,7 +17346,9 @@ static void test_sgeam(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- dgeam ------------------------------------------------------------------------------------- */
 static void run_dgeam(const tl_case *tc)
 {
@@ -16215,7 +17467,9 @@ static void test_dgeam(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- cgeam ------------------------------------------------------------------------------------- */
 static void run_cgeam(const tl_case *tc)
 {
@@ -16334,7 +17588,9 @@ static void test_cgeam(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zgeam ------------------------------------------------------------------------------------- */
 static void run_zgeam(const tl_case *tc)
 {
@@ -16453,7 +17709,9 @@ static void test_zgeam(void)
             .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- sdgmm ------------------------------------------------------------------------------------- */
 static void run_sdgmm(const tl_case *tc)
 {
@@ -16533,7 +17791,9 @@ static void test_sdgmm(void)
     run_sdgmm(&(tl_case){.name = "badptr:end:A", .opt = {[1] = 'L'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- ddgmm ------------------------------------------------------------------------------------- */
 static void run_ddgmm(const tl_case *tc)
 {
@@ -16613,7 +17873,9 @@ static void test_ddgmm(void)
     run_ddgmm(&(tl_case){.name = "badptr:end:A", .opt = {[1] = 'L'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- cdgmm ------------------------------------------------------------------------------------- */
 static void run_cdgmm(const tl_case *tc)
 {
@@ -16693,7 +17955,9 @@ static void test_cdgmm(void)
     run_cdgmm(&(tl_case){.name = "badptr:end:A", .opt = {[1] = 'L'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
+#if !TL_DROPIN
 /* ---- zdgmm ------------------------------------------------------------------------------------- */
 static void run_zdgmm(const tl_case *tc)
 {
@@ -16773,16 +18037,19 @@ static void test_zdgmm(void)
     run_zdgmm(&(tl_case){.name = "badptr:end:A", .opt = {[1] = 'L'}, .badptr = TL_BADPTR_END});
 #endif
 }
+#endif
 
 static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"isamax", test_isamax},
     {"idamax", test_idamax},
     {"icamax", test_icamax},
     {"izamax", test_izamax},
+#if !TL_DROPIN
     {"isamin", test_isamin},
     {"idamin", test_idamin},
     {"icamin", test_icamin},
     {"izamin", test_izamin},
+#endif
     {"sasum", test_sasum},
     {"dasum", test_dasum},
     {"scasum", test_scasum},
@@ -16809,8 +18076,10 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"drot", test_drot},
     {"csrot", test_csrot},
     {"zdrot", test_zdrot},
+#if !TL_DROPIN
     {"crot", test_crot},
     {"zrot", test_zrot},
+#endif
     {"srotg", test_srotg},
     {"drotg", test_drotg},
     {"crotg", test_crotg},
@@ -16853,16 +18122,22 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"dspr2", test_dspr2},
     {"ssymv", test_ssymv},
     {"dsymv", test_dsymv},
+#if !TL_DROPIN
     {"csymv", test_csymv},
     {"zsymv", test_zsymv},
+#endif
     {"ssyr", test_ssyr},
     {"dsyr", test_dsyr},
+#if !TL_DROPIN
     {"csyr", test_csyr},
     {"zsyr", test_zsyr},
+#endif
     {"ssyr2", test_ssyr2},
     {"dsyr2", test_dsyr2},
+#if !TL_DROPIN
     {"csyr2", test_csyr2},
     {"zsyr2", test_zsyr2},
+#endif
     {"stbmv", test_stbmv},
     {"dtbmv", test_dtbmv},
     {"ctbmv", test_ctbmv},
@@ -16905,8 +18180,10 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"dgemm", test_dgemm},
     {"cgemm", test_cgemm},
     {"zgemm", test_zgemm},
+#if !TL_DROPIN
     {"cgemm3m", test_cgemm3m},
     {"zgemm3m", test_zgemm3m},
+#endif
     {"ssymm", test_ssymm},
     {"dsymm", test_dsymm},
     {"csymm", test_csymm},
@@ -16925,12 +18202,14 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"zsyr2k", test_zsyr2k},
     {"cher2k", test_cher2k},
     {"zher2k", test_zher2k},
+#if !TL_DROPIN
     {"ssyrkx", test_ssyrkx},
     {"dsyrkx", test_dsyrkx},
     {"csyrkx", test_csyrkx},
     {"zsyrkx", test_zsyrkx},
     {"cherkx", test_cherkx},
     {"zherkx", test_zherkx},
+#endif
     {"strmm", test_strmm},
     {"dtrmm", test_dtrmm},
     {"ctrmm", test_ctrmm},
@@ -16939,6 +18218,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"dtrsm", test_dtrsm},
     {"ctrsm", test_ctrsm},
     {"ztrsm", test_ztrsm},
+#if !TL_DROPIN
     {"sgemm_strided_batched", test_sgemm_strided_batched},
     {"dgemm_strided_batched", test_dgemm_strided_batched},
     {"cgemm_strided_batched", test_cgemm_strided_batched},
@@ -16951,6 +18231,7 @@ static const struct { const char *name; void (*fn)(void); } tests[] = {
     {"ddgmm", test_ddgmm},
     {"cdgmm", test_cdgmm},
     {"zdgmm", test_zdgmm},
+#endif
 };
 
 int main(void)
@@ -16959,5 +18240,8 @@ int main(void)
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
         if (tl_selected(tests[i].name))
             tests[i].fn();
+#if TL_DROPIN
+    tl_dropin_routing();
+#endif
     return tl_summary();
 }

@@ -602,6 +602,17 @@ int tl_selected(const char *variant)
     return 0;
 }
 
+void tl_outcome(const char *variant, const char *what, const char *fail)
+{
+    if (fail) {
+        n_failed++;
+        printf("FAIL %s %s %s: %s\n", TL_LAYER, variant, what, fail);
+    } else {
+        n_passed++;
+        printf("ok %s %s %s\n", TL_LAYER, variant, what);
+    }
+}
+
 int tl_summary(void)
 {
     /* shutdown returns every device allocation (cuBLAS's workspace too), so compute-sanitizer's

@@ -45,8 +45,18 @@
 #define TL_LAYER "f77_thunking"
 #define TL_F77 1
 #define TL_DEVICE_MEM 0
+#elif defined(LAYER_DROPIN)
+/* the drop-in library (libcufort_blas): standard names, Fortran convention, host arrays; the F77
+ * protocol's cublas_init_/cublas_get_error_ come from tests/dropin/layer.c */
+#define TL_LAYER "dropin"
+#define TL_F77 1
+#define TL_DEVICE_MEM 0
+#define TL_DROPIN 1
 #else
-#error "define one of LAYER_DEVICE, LAYER_HOST, LAYER_F77_DEVICE, LAYER_F77_THUNKING"
+#error "define one of LAYER_DEVICE, LAYER_HOST, LAYER_F77_DEVICE, LAYER_F77_THUNKING, LAYER_DROPIN"
+#endif
+#ifndef TL_DROPIN
+#define TL_DROPIN 0
 #endif
 
 /* Fortran calling convention: everything by reference, INTEGER is int32_t, device arrays are
@@ -173,5 +183,11 @@ void tl_rotmg_ignore(tl_array *param);        /* after the oracle: H entries its
 void tl_init(void);                           /* cufort_init / cublas_init_, line buffering */
 int tl_selected(const char *variant);         /* CUFORT_BLAS_FILTER=name[,name...] */
 int tl_summary(void);                         /* prints the summary, returns the exit status */
+/* One more outcome beyond the generated cases: "ok <layer> <variant> <what>" when fail is NULL,
+ * else "FAIL ...: <fail>"; counted in the summary. */
+void tl_outcome(const char *variant, const char *what, const char *fail);
+#if TL_DROPIN
+void tl_dropin_routing(void);                 /* tests/dropin/layer.c: where each routine ran */
+#endif
 
 #endif

@@ -1,0 +1,180 @@
+/* router.c — where a Level-3 call of the drop-in BLAS runs: the thunk engine or the CPU BLAS.
+ *
+ * The engine when the call's work is at least CUFORT_GPU_THRESHOLD flops and every dimension of
+ * it (m, n, k as the routine has them) at least CUFORT_GPU_MIN_DIM: the flop count alone would send
+ * LAPACK's rank-64 updates of large matrices to the GPU, where moving C costs more than the CPU
+ * takes to update it.  Both defaults come from the build (make DROPIN_GPU_THRESHOLD=...
+ * DROPIN_GPU_MIN_DIM=...).  On the host backend the engine would only run the same CPU BLAS
+ * behind a copy, so everything stays on the CPU BLAS there, unless CUFORT_DROPIN_FORCE_GPU=1 or
+ * CUFORT_GPU_THRESHOLD=0 force the engine path (which is how CI without a GPU exercises it).
+ * cufort is initialised at the first call that would go to the engine, not before: a program that
+ * never gets there never pays for a CUDA context. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dropin.h"
+
+#ifndef CUFORT_DROPIN_THRESHOLD
+#define CUFORT_DROPIN_THRESHOLD 1e9
+#endif
+#ifndef CUFORT_DROPIN_MIN_DIM
+#define CUFORT_DROPIN_MIN_DIM 256
+#endif
+
+static struct {
+    double threshold;
+    int64_t min_dim;
+    int force;
+} cfg;
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+enum { GPU_UNKNOWN, GPU_READY, GPU_HOST, GPU_FAILED };
+static int gpu_state = GPU_UNKNOWN;
+static char gpu_why[400];
+static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+static char first_fallback[480];
+
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && !(v[0] == '0' && v[1] == 0);
+}
+
+/* A malformed value is a mistake worth one line, not a reason to stop the program. */
+static double env_number(const char *name, double dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    while (*end == ' ')
+        end++;
+    if (errno || *end || !(x >= 0)) {
+        fprintf(stderr, "cufort drop-in BLAS: ignoring %s=%s (want a number >= 0); using %g\n", name,
+                v, dflt);
+        return dflt;
+    }
+    return x;
+}
+
+static void read_config(void)
+{
+    pthread_mutex_lock(&cfg_lock);
+    cfg.threshold = env_number("CUFORT_GPU_THRESHOLD", CUFORT_DROPIN_THRESHOLD);
+    cfg.min_dim = (int64_t)env_number("CUFORT_GPU_MIN_DIM", CUFORT_DROPIN_MIN_DIM);
+    cfg.force = env_on("CUFORT_DROPIN_FORCE_GPU") || cfg.threshold == 0;
+    pthread_mutex_unlock(&cfg_lock);
+    if (env_on("CUFORT_REPORT"))
+        dropin_report_enable();
+    else
+        __atomic_store_n(&dropin_reporting, 0, __ATOMIC_RELAXED);
+}
+
+static void config(void) { pthread_once(&cfg_once, read_config); }
+
+int dropin_config_once(void)
+{
+    config();
+    return __atomic_load_n(&dropin_reporting, __ATOMIC_RELAXED) > 0;
+}
+
+void cufort_dropin_configure(void)
+{
+    config();
+    read_config();
+}
+
+static int gpu(void)
+{
+    int s = __atomic_load_n(&gpu_state, __ATOMIC_ACQUIRE);
+    if (s != GPU_UNKNOWN)
+        return s;
+    pthread_mutex_lock(&gpu_lock);
+    s = gpu_state;
+    if (s == GPU_UNKNOWN) {
+        int st = cufort_init();
+        if (st != CUFORT_SUCCESS) {
+            snprintf(gpu_why, sizeof gpu_why, "cufort_init: %s: %s", cufort_status_string(st),
+                     cufort_last_error());
+            s = GPU_FAILED;
+        } else {
+            s = cufort_backend() == CUFORT_BACKEND_HOST ? GPU_HOST : GPU_READY;
+        }
+        __atomic_store_n(&gpu_state, s, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&gpu_lock);
+    return s;
+}
+
+int dropin_use_gpu(dropin_call *c, double flops, int64_t min_dim)
+{
+    config();
+    if (!cfg.force && !(flops >= cfg.threshold && min_dim >= cfg.min_dim))
+        return 0;
+    switch (gpu()) {
+    case GPU_READY:
+        return 1;
+    case GPU_HOST:
+        return cfg.force;
+    default:
+        dropin_fallback(c, gpu_why);
+        return 0;
+    }
+}
+
+void dropin_fallback(dropin_call *c, const char *why)
+{
+    c->fell_back = 1;
+    pthread_mutex_lock(&fallback_lock);
+    if (!first_fallback[0])
+        snprintf(first_fallback, sizeof first_fallback, "%s: %s", c->s->name, why);
+    pthread_mutex_unlock(&fallback_lock);
+}
+
+int dropin_gpu_done(dropin_call *c, int st, double flops, double bytes)
+{
+    if (st == CUFORT_SUCCESS) {
+        dropin_end(c, 1, flops, bytes);
+        return 1;
+    }
+    int info = cufort_last_info();
+    if (st == CUFORT_INVALID_VALUE && info > 0) {
+        dropin_xerbla(c->s->name, info);
+        return 1;
+    }
+    char why[400];
+    snprintf(why, sizeof why, "%s: %s", cufort_status_string(st), cufort_last_error());
+    dropin_fallback(c, why);
+    return 0;
+}
+
+void dropin_config_line(char *buf, size_t n)
+{
+    config();
+    const char *backend = "not initialised (no call reached the threshold)";
+    switch (__atomic_load_n(&gpu_state, __ATOMIC_ACQUIRE)) {
+    case GPU_READY: backend = "cuda"; break;
+    case GPU_HOST: backend = "host (CPU BLAS only unless forced)"; break;
+    case GPU_FAILED: backend = gpu_why; break;
+    }
+    int w;
+    if (cfg.force)
+        w = snprintf(buf, n, "routing: every Level-3 call to the engine (forced); backend: %s", backend);
+    else
+        w = snprintf(buf, n,
+                     "routing: Level-3 calls of >= %g flops with every dimension >= %lld to the "
+                     "engine, the rest to the CPU BLAS; backend: %s",
+                     cfg.threshold, (long long)cfg.min_dim, backend);
+    pthread_mutex_lock(&fallback_lock);
+    if (first_fallback[0] && w >= 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, "\n# first fallback to the CPU BLAS: %s", first_fallback);
+    pthread_mutex_unlock(&fallback_lock);
+}
