@@ -2,7 +2,9 @@
  * Each case lays random data (never zero) out as the plan's layout says, with NaN in every gap
  * the transform must not read; runs the plan on device memory (cufort_fft_exec) and on host arrays
  * (cufort_fft_exec_host); compares every logical output element with the oracle and checks that
- * gaps of the output were left alone.  Also round trips, normalisation and the error paths. */
+ * gaps of the output were left alone.  Also round trips, normalisation and the error paths; that
+ * repeated thunked transforms allocate nothing; the plan cache behind `use cufort` (reuse, bound,
+ * LRU, reset, stale handles) and its use from several threads at once. */
 #define _GNU_SOURCE
 #include <complex.h>
 #include <fftw3.h>
@@ -12,6 +14,7 @@
 
 #include "check.h"
 #include "cufort.h"
+#include "fft_internal.h"   /* the plan cache and its counters, the block registries */
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
 static double uniform(void)   /* in ±[0.1, 1] */
@@ -342,6 +345,264 @@ static void round_trip(void)
     free(y);
 }
 
+/* ---- thunked execution allocates nothing once warm ---- */
+
+typedef struct { size_t count, bytes; uintptr_t sum; } blocks;
+
+static blocks snapshot(cufort_registry *r)
+{
+    blocks b = {0, 0, 0};
+    pthread_mutex_lock(&r->lock);
+    b.count = r->count;
+    for (size_t i = 0; i < r->count; i++)
+        b.bytes += r->blocks[i].bytes, b.sum += r->blocks[i].base;
+    pthread_mutex_unlock(&r->lock);
+    return b;
+}
+
+static int same_blocks(blocks a, blocks b)
+{
+    return a.count == b.count && a.bytes == b.bytes && a.sum == b.sum;
+}
+
+/* 2^18 complex floats (2 MiB, pageable: the pipelined staging path) and an R2C beside it */
+static void repeated_host_exec(void)
+{
+    enum { N = 1 << 18 };
+    cufort_fft_plan c2c, r2c;
+    CHECK_OK(cufort_fft_plan_1d(&c2c, CUFORT_FFT_C2C, N, 1), "repeat: c2c plan");
+    CHECK_OK(cufort_fft_plan_1d(&r2c, CUFORT_FFT_R2C, N, 1), "repeat: r2c plan");
+    cufort_fft_set_normalize(c2c, 1);   /* keeps the values bounded over the round trips */
+    float _Complex *x = malloc(sizeof *x * N), *y = malloc(sizeof *y * (N / 2 + 1));
+    float *r = malloc(sizeof *r * N);
+    for (int i = 0; i < N; i++)
+        x[i] = (float)uniform() + I * (float)uniform(), r[i] = (float)uniform();
+    /* warm: every kernel the loop runs has run once (lazy module loading takes device memory) */
+    int st = cufort_fft_exec_host(c2c, x, x, CUFORT_FFT_FORWARD);
+    st |= cufort_fft_exec_host(c2c, x, x, CUFORT_FFT_INVERSE);
+    st |= cufort_fft_exec_host(r2c, r, y, CUFORT_FFT_FORWARD);
+    blocks dev0 = snapshot(&cufort_device_blocks), pin0 = snapshot(&cufort_pinned_blocks);
+    int64_t free0 = 0, free1 = 0, total;
+    cufort_mem_info(&free0, &total);
+    for (int k = 0; k < 6; k++) {
+        st |= cufort_fft_exec_host(c2c, x, x, k % 2 ? CUFORT_FFT_INVERSE : CUFORT_FFT_FORWARD);
+        st |= cufort_fft_exec_host(r2c, r, y, CUFORT_FFT_FORWARD);
+    }
+    cufort_mem_info(&free1, &total);
+    CHECK(st == 0, "repeat: 15 thunked transforms succeed", "status %d", st);
+    CHECK(same_blocks(dev0, snapshot(&cufort_device_blocks)),
+          "repeat: no device allocation after the first call (same blocks)", "device blocks changed");
+    CHECK(same_blocks(pin0, snapshot(&cufort_pinned_blocks)),
+          "repeat: no pinned allocation after the first call (same staging slots)", "pinned blocks changed");
+    if (!cufort_on_host())   /* host memory moves for reasons of its own */
+        CHECK(free0 == free1, "repeat: device free memory unchanged", "%lld -> %lld", (long long)free0,
+              (long long)free1);
+    cufort_fft_destroy(c2c);
+    cufort_fft_destroy(r2c);
+    free(x);
+    free(y);
+    free(r);
+}
+
+/* A plan whose stream differs from this thread's: thunked execution still orders its transform
+ * between the staging copies, and leaves the plan's stream as it was. */
+static void thunk_stream(void)
+{
+    enum { N = 1 << 17, B = 4 };
+    cufort_stream s1 = NULL, s2 = NULL;
+    cufort_fft_plan plan;
+    CHECK_OK(cufort_stream_create(&s1), "stream: create s1");
+    CHECK_OK(cufort_stream_create(&s2), "stream: create s2");
+    CHECK_OK(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, N, B), "stream: plan");
+    CHECK_OK(cufort_fft_set_stream(plan, s2), "stream: plan on s2");
+    CHECK_OK(cufort_set_stream(s1), "stream: thread on s1");
+    float _Complex *x = malloc(sizeof *x * N * B), *y = malloc(sizeof *y * N * B);
+    for (int i = 0; i < N * B; i++)
+        x[i] = y[i] = (float)uniform() + I * (float)uniform();
+    int st = cufort_fft_exec_host(plan, y, y, CUFORT_FFT_FORWARD);
+    st |= cufort_fft_exec_host(plan, y, y, CUFORT_FFT_INVERSE);
+    double e = 0;
+    for (int i = 0; i < N * B; i++)
+        e = fmax(e, cabsf(y[i] - N * x[i]) / N);
+    CHECK(st == 0 && e < 1e-5, "stream: thunked round trip with plan and thread on different streams",
+          "status %d, max error %.3g", st, e);
+    CHECK(plan->stream == s2, "stream: the plan keeps its own stream", "stream %p", (void *)plan->stream);
+    cufort_set_stream(NULL);
+    cufort_fft_destroy(plan);
+    cufort_stream_destroy(s1);
+    cufort_stream_destroy(s2);
+    free(x);
+    free(y);
+}
+
+/* ---- the plan cache ---- */
+
+static int acquire_1d(cufort_fft_plan *p, int *gen, int type, int64_t n, int64_t batch)
+{
+    return cufort_fft_plan_acquire(p, gen, type, 1, &n, batch, NULL, 1, 0, NULL, 1, 0);
+}
+
+static cufort_fft_cache_stats stats(void)
+{
+    cufort_fft_cache_stats s;
+    cufort_fft_cache_get_stats(&s);
+    return s;
+}
+
+static void cache_reuse(void)
+{
+    cufort_fft_cache_clear();
+    cufort_fft_plan a, b, c;
+    int ga, gb, gc;
+    cufort_fft_cache_stats s0 = stats();
+    CHECK_OK(acquire_1d(&a, &ga, CUFORT_FFT_Z2Z, 48, 3), "cache: acquire");
+    CHECK(stats().misses == s0.misses + 1, "cache: the first acquire makes a plan", "misses %lld",
+          (long long)stats().misses);
+    cufort_stream s;
+    cufort_stream_create(&s);
+    cufort_fft_set_normalize(a, 1);
+    cufort_fft_set_stream(a, s);
+    CHECK_OK(cufort_fft_plan_release(a, ga), "cache: release");
+    CHECK(stats().idle == 1, "cache: a released plan waits in the cache", "idle %lld",
+          (long long)stats().idle);
+    double _Complex x[48 * 3];
+    CHECK_FAILS_MSG(cufort_fft_exec_host(a, x, x, CUFORT_FFT_FORWARD), CUFORT_INVALID_VALUE,
+                    "not a live FFT plan", "cache: a released handle is refused like a destroyed one");
+    CHECK_ST(cufort_fft_plan_release(a, ga), CUFORT_INVALID_VALUE, "cache: releasing twice is refused");
+    CHECK_OK(acquire_1d(&b, &gb, CUFORT_FFT_Z2Z, 48, 2), "cache: acquire another batch");
+    CHECK(b != a && stats().misses == s0.misses + 2, "cache: a different batch is another key",
+          "b %p a %p", (void *)b, (void *)a);
+    CHECK_OK(acquire_1d(&c, &gc, CUFORT_FFT_Z2Z, 48, 3), "cache: acquire the first shape again");
+    CHECK(c == a && stats().hits == s0.hits + 1 && stats().idle == 0,
+          "cache: the same shape gets the cached plan", "c %p a %p hits %lld", (void *)c, (void *)a,
+          (long long)stats().hits);
+    CHECK(c->normalize == 0 && c->stream == NULL,
+          "cache: a reused plan starts without normalisation and stream",
+          "normalize %d stream %p", c->normalize, (void *)c->stream);
+    for (int i = 0; i < 48 * 3; i++)
+        x[i] = uniform() + I * uniform();
+    double _Complex y[48 * 3];
+    memcpy(y, x, sizeof y);
+    CHECK_OK(cufort_fft_exec_host(c, y, y, CUFORT_FFT_FORWARD), "cache: the reused plan runs");
+    fftw_plan ref = fftw_plan_many_dft(1, (int[]){48}, 3, (fftw_complex *)x, NULL, 1, 48, (fftw_complex *)x,
+                                       NULL, 1, 48, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_execute(ref);
+    fftw_destroy_plan(ref);
+    double e = 0;
+    for (int i = 0; i < 48 * 3; i++)
+        e = fmax(e, cabs(y[i] - x[i]));
+    CHECK(e < 1e-12, "cache: the reused plan computes the right transform", "max error %.3g", e);
+    /* the same sizes in an advanced layout are another key */
+    int64_t n = 48, em = 48;
+    cufort_fft_plan d;
+    int gd;
+    CHECK_OK(cufort_fft_plan_release(c, gc), "cache: release again");
+    CHECK_OK(cufort_fft_plan_acquire(&d, &gd, CUFORT_FFT_Z2Z, 1, &n, 3, &em, 1, 48, &em, 1, 48),
+             "cache: acquire an advanced layout");
+    CHECK(d != c && stats().idle == 1, "cache: layout is part of the key", "d %p c %p", (void *)d, (void *)c);
+    cufort_fft_plan_release(b, gb);
+    cufort_fft_plan_release(d, gd);
+    cufort_stream_destroy(s);
+    cufort_fft_cache_clear();
+}
+
+static void cache_bound(void)
+{
+    enum { K = CUFORT_FFT_CACHE_MAX + 4 };
+    cufort_fft_cache_clear();
+    cufort_fft_plan p[K];
+    int g[K], st = 0;
+    for (int i = 0; i < K; i++)
+        st |= acquire_1d(&p[i], &g[i], CUFORT_FFT_C2C, 16 + i, 1);
+    cufort_fft_cache_stats s0 = stats();
+    for (int i = 0; i < K; i++)
+        st |= cufort_fft_plan_release(p[i], g[i]);
+    CHECK(st == 0 && stats().idle == CUFORT_FFT_CACHE_MAX && stats().evictions == s0.evictions + 4,
+          "bound: 12 released, 8 kept, 4 destroyed", "status %d idle %lld evictions %lld", st,
+          (long long)stats().idle, (long long)(stats().evictions - s0.evictions));
+    cufort_fft_plan q;
+    int gq;
+    acquire_1d(&q, &gq, CUFORT_FFT_C2C, 16, 1);
+    CHECK(stats().misses == s0.misses + 1, "bound: the least recently released was the one destroyed",
+          "misses %lld", (long long)(stats().misses - s0.misses));
+    cufort_fft_plan_release(q, gq);
+    acquire_1d(&q, &gq, CUFORT_FFT_C2C, 16 + K - 1, 1);
+    CHECK(stats().hits == s0.hits + 1, "bound: the most recently released is still there", "hits %lld",
+          (long long)(stats().hits - s0.hits));
+    cufort_fft_plan_release(q, gq);
+    cufort_fft_cache_clear();
+    CHECK(stats().idle == 0, "bound: clear empties the cache", "idle %lld", (long long)stats().idle);
+}
+
+/* Threads acquire plans of three shapes (so they compete for the same cached ones), run them on
+ * their own data, host or device, and release them. */
+static int cache_thread(int id, char *err, size_t errlen)
+{
+    int fails = 0;
+    for (int it = 0; it < 24; it++) {
+        int64_t n = 64 << (it % 3), batch = 2;
+        cufort_fft_plan p;
+        int g, st = acquire_1d(&p, &g, CUFORT_FFT_C2C, n, batch);
+        float _Complex *x = malloc(sizeof *x * n * batch), *y = malloc(sizeof *y * n * batch);
+        for (int64_t i = 0; i < n * batch; i++)
+            x[i] = y[i] = (float)(i % 7 - 3) + I * (float)(id - it % 5);
+        if (!st && (id + it) % 2) {
+            st = cufort_fft_exec_host(p, y, y, CUFORT_FFT_FORWARD);
+            st = st ? st : cufort_fft_exec_host(p, y, y, CUFORT_FFT_INVERSE);
+        } else if (!st) {
+            void *d = NULL;
+            st = cufort_alloc(&d, n * batch * (int64_t)sizeof *x);
+            st = st ? st : cufort_set_vector(n * batch, sizeof *x, y, 1, d, 1);
+            st = st ? st : cufort_fft_exec(p, d, d, CUFORT_FFT_FORWARD);
+            st = st ? st : cufort_fft_exec(p, d, d, CUFORT_FFT_INVERSE);
+            st = st ? st : cufort_get_vector(n * batch, sizeof *x, d, 1, y, 1);
+            cufort_free(d);
+        }
+        double e = 0;
+        for (int64_t i = 0; i < n * batch; i++)
+            e = fmax(e, cabsf(y[i] - (float)n * x[i]) / (double)n);
+        if (st || e > 1e-5) {
+            if (!fails++)
+                snprintf(err, errlen, "iteration %d: status %d (%s), max error %.3g", it, st, ck_err(), e);
+        }
+        if (!st && (st = cufort_fft_plan_release(p, g)) && !fails++)
+            snprintf(err, errlen, "release: status %d", st);
+        free(x);
+        free(y);
+    }
+    return fails;
+}
+
+static void cache_threads(void)
+{
+    cufort_fft_cache_clear();
+    cufort_fft_cache_stats s0 = stats();
+    ck_threads(8, cache_thread, "plans from the cache, run and released concurrently");
+    cufort_fft_cache_stats s1 = stats();
+    CHECK(s1.idle <= CUFORT_FFT_CACHE_MAX && s1.hits > s0.hits &&
+              s1.hits + s1.misses == s0.hits + s0.misses + 8 * 24,
+          "threads: every acquire was a hit or a miss, the cache stayed bounded and was used",
+          "idle %lld hits %lld misses %lld", (long long)s1.idle, (long long)(s1.hits - s0.hits),
+          (long long)(s1.misses - s0.misses));
+    cufort_fft_cache_clear();
+}
+
+/* shutdown destroys the cached plans; a plan from before it is released as a no-op */
+static void cache_reset(void)
+{
+    cufort_fft_plan a, b;
+    int ga, gb;
+    acquire_1d(&a, &ga, CUFORT_FFT_C2C, 32, 1);
+    acquire_1d(&b, &gb, CUFORT_FFT_C2C, 64, 1);
+    cufort_fft_plan_release(b, gb);
+    CHECK(stats().idle == 1, "reset: one plan cached before shutdown", "idle %lld", (long long)stats().idle);
+    cufort_shutdown();
+    CHECK(stats().idle == 0, "reset: shutdown empties the cache", "idle %lld", (long long)stats().idle);
+    CHECK_OK(cufort_init(), "reset: init again");
+    CHECK_OK(cufort_fft_plan_release(a, ga), "reset: releasing a plan of the ended session is a no-op");
+    CHECK(stats().idle == 0, "reset: ... and caches nothing", "idle %lld", (long long)stats().idle);
+}
+
 static void errors(void)
 {
     cufort_fft_plan plan = NULL;
@@ -395,6 +656,12 @@ int main(void)
     printf("# backend %s\n", cufort_backend_name());
     transforms();
     round_trip();
+    repeated_host_exec();
+    thunk_stream();
+    cache_reuse();
+    cache_bound();
+    cache_threads();
+    cache_reset();
     errors();
     cufort_shutdown();
     return ck_end();

@@ -33,6 +33,10 @@ static void destroy_all(void *unused)
     cufort_registry_drain(&plans, destroy_one);
 }
 
+int cufort_fft_unlist(cufort_fft_plan plan) { return cufort_registry_remove(&plans, plan); }
+int cufort_fft_relist(cufort_fft_plan plan) { return cufort_registry_add(&plans, plan, 1); }
+void cufort_fft_free(cufort_fft_plan plan) { destroy_one(plan); }
+
 static int live(const char *fn, cufort_fft_plan plan)
 {
     uintptr_t base;
@@ -293,7 +297,12 @@ int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int di
         o = cufort_thunk_span(&t, out, obytes, 1, plan->advanced ? CUFORT_INOUT : CUFORT_OUT);
     }
     st = cufort_thunk_stage_in(&t);
-    if (!st)
+    if (!st) {
+        /* on the stream the staging copies use: another stream would race with them */
+        cufort_stream own = plan->stream;
+        plan->stream = cufort_thread_stream();
         st = cufort_fft_exec(plan, cufort_thunk_ptr(&t, i), cufort_thunk_ptr(&t, o), direction);
+        plan->stream = own;
+    }
     return cufort_thunk_finish(&t, st);
 }

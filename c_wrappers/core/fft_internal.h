@@ -46,4 +46,27 @@ static inline int cufort_fft_real_out(int type)
     return type == CUFORT_FFT_C2R || type == CUFORT_FFT_Z2D;
 }
 
+/* fft_api.c for fft_cache.c: a released plan leaves the list of live plans, so a stale handle to it
+ * is refused like a destroyed one until it is handed out again. */
+int cufort_fft_unlist(cufort_fft_plan plan);        /* 1 if it was live */
+int cufort_fft_relist(cufort_fft_plan plan);
+void cufort_fft_free(cufort_fft_plan plan);         /* backend plan and struct; unlisted plans only */
+
+/* ---- the plan cache (fft_cache.c), behind the plans of `use cufort` ----
+ * acquire hands out a plan for the caller's exclusive use: a released one with the same type, sizes,
+ * batch and layout when the cache has one (stream and normalisation reset), else a new one.
+ * release gives it back; the cache keeps the CUFORT_FFT_CACHE_MAX most recently released and
+ * destroys older ones.  *generation / generation tie a plan to the cufort session it was made in:
+ * a shutdown or device change destroys every plan, after which release is a no-op.  Thread-safe. */
+#define CUFORT_FFT_CACHE_MAX 8
+int cufort_fft_plan_acquire(cufort_fft_plan *plan, int *generation, int type, int rank,
+                            const int64_t *n, int64_t batch, const int64_t *inembed, int64_t istride,
+                            int64_t idist, const int64_t *onembed, int64_t ostride, int64_t odist);
+int cufort_fft_plan_release(cufort_fft_plan plan, int generation);
+int cufort_fft_generation(void);
+int cufort_fft_cache_clear(void);                   /* destroys the plans it holds; how many */
+
+typedef struct { int64_t idle, hits, misses, evictions; } cufort_fft_cache_stats;
+void cufort_fft_cache_get_stats(cufort_fft_cache_stats *stats);
+
 #endif

@@ -40,7 +40,8 @@ int cufort_fft_extents(cufort_fft_plan plan, int in_place, int64_t *in_elements,
 
 /* in, out: device memory (cufort_fft_exec) or host arrays (cufort_fft_exec_host, thunking); in ==
  * out is in place.  direction: CUFORT_FFT_FORWARD or _INVERSE (R2C/D2Z forward only, C2R/Z2D
- * inverse only). */
+ * inverse only).  cufort_fft_exec_host runs on this thread's stream (with its copies), whatever stream
+ * the plan was given for device arrays. */
 int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int direction);
 int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int direction);
 
