@@ -53,12 +53,16 @@ BENCH_TAG=_tf32 CUFORT_ALLOW_TF32=1 run "$B/bench/bench_gemm" --precs s --sizes 
 BENCH_TAG=_cap8G CUFORT_DEVICE_MEMORY_CAP=8G run "$B/bench/bench_gemm" --precs sd --sizes 16384 \
     --modes engine_pageable,engine_pinned
 
+# The legacy loop linked against -lblas runs on the machine's CPU BLAS (not the bundled reference
+# BLAS that build/runtime puts first), relinked against the drop-in it runs on the GPU.
 if [ -x "$B/examples/dgemm_loop" ] && [ -x "$B/examples/dgemm_loop_dropin" ]; then
+    mkdir -p "$L/cpublas" && ln -sf "$cpu" "$L/cpublas/libblas.so.3"
     for x in dgemm_loop dgemm_loop_dropin; do
-        say "\$ $x (CPU BLAS: $cpu)"
-        s=$(date +%s.%N)
-        LD_PRELOAD= "$B/examples/$x" 2>&1 | tail -n 3 | tee -a "$LOG"
-        say "$x: $(echo "$(date +%s.%N) - $s" | bc) s wall"
+        say "\$ $x ${DGEMM_LOOP_ARGS:-4096 10} (libblas.so.3 = $cpu)"
+        s=$(date +%s%N)
+        LD_LIBRARY_PATH="$L/cpublas:$LD_LIBRARY_PATH" CUFORT_REPORT=1 "$B/examples/$x" ${DGEMM_LOOP_ARGS:-4096 10} 2>&1 \
+            | tail -n 8 | tee -a "$LOG"
+        say "$x: $(( ($(date +%s%N) - s) / 1000000 )) ms wall"
     done
 fi
 

@@ -4,7 +4,7 @@
 #                                 above a threshold through the thunk engine (libcufort), the rest on
 #                                 the CPU BLAS found at run time.  Relink (-lcufort_blas instead of
 #                                 -lblas) or LD_PRELOAD it.
-#   DROPIN_GPU_THRESHOLD=flops    build-time default of CUFORT_GPU_THRESHOLD (1e9)
+#   DROPIN_GPU_THRESHOLD=flops    build-time default of CUFORT_GPU_THRESHOLD (1e8: measured, NOTES_gemm)
 #   DROPIN_GPU_MIN_DIM=n          build-time default of CUFORT_GPU_MIN_DIM (256)
 #
 # Tests (build/tests, run by make check): test_blas_dropin and test_blas_dropin_engine (the generated
@@ -13,7 +13,7 @@
 # under LD_PRELOAD, symbol coverage).  Their oracle is netlib's static BLAS with every symbol renamed
 # to ref_*, so that it cannot collide with the names under test.
 
-DROPIN_GPU_THRESHOLD ?= 1e9
+DROPIN_GPU_THRESHOLD ?= 1e8
 DROPIN_GPU_MIN_DIM ?= 256
 
 DROPIN_SRCS := $(sort $(wildcard c_wrappers/dropin/*.c)) \
