@@ -92,6 +92,10 @@ void cufort_dropin_configure(void)
     read_config();
 }
 
+/* The program never calls cufort_shutdown, so the drop-in does, at exit: cuBLAS handles, streams
+ * and buffers go back before the CUDA runtime's own teardown (registered earlier, so run later). */
+static void shutdown_at_exit(void) { cufort_shutdown(); }
+
 static int gpu(void)
 {
     int s = __atomic_load_n(&gpu_state, __ATOMIC_ACQUIRE);
@@ -107,6 +111,7 @@ static int gpu(void)
             s = GPU_FAILED;
         } else {
             s = cufort_backend() == CUFORT_BACKEND_HOST ? GPU_HOST : GPU_READY;
+            atexit(shutdown_at_exit);
         }
         __atomic_store_n(&gpu_state, s, __ATOMIC_RELEASE);
     }
