@@ -54,10 +54,12 @@ def plot(rows, path):
     precs = [p for p in "sdz" if any(k[0] == p for k in rows)]
     fig, axes = plt.subplots(1, len(precs), figsize=(6 * len(precs), 5), squeeze=False)
     for ax, prec in zip(axes[0], precs):
-        for m in modes_of(rows, prec):
+        cmap = plt.get_cmap("tab20")
+        for c, m in enumerate(modes_of(rows, prec)):
             pts = sorted((n, v[m][1]) for (p, n), v in rows.items() if p == prec and m in v)
             style = "--" if m in ("roofline", "device") else "-"
-            ax.plot([x for x, _ in pts], [y for _, y in pts], style, marker="o", ms=3, label=m)
+            ax.plot([x for x, _ in pts], [y for _, y in pts], style, marker="o", ms=3, label=m,
+                    color=cmap(c % 20))
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n")
         ax.set_ylabel("effective TFLOP/s")
