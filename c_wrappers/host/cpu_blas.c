@@ -1,5 +1,11 @@
-/* cpu_blas.c — the CPU BLAS behind the host backend, opened at run time so that libcufort never
- * exports or links BLAS symbols itself (the drop-in library and user programs may define them). */
+/* cpu_blas.c — the CPU BLAS behind the host backend and the drop-in library's CPU path, opened at
+ * run time so that libcufort never exports or links BLAS symbols itself (the drop-in library and
+ * user programs may define them): $CUFORT_CPU_BLAS, else libopenblas.so.0, else libblas.so.3.
+ *
+ * Symbols come from dlsym on the opened handle, never RTLD_NEXT/RTLD_DEFAULT: under LD_PRELOAD, or
+ * linked ahead of -lblas, the global dgemm_ is the drop-in's.  A candidate that is the drop-in
+ * library itself (libblas.so.3 pointed at libcufort_blas by the alternatives system, say) is
+ * skipped, and named in CUFORT_CPU_BLAS it is an error: forwarding to it would recurse forever. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
@@ -11,47 +17,71 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *library;
-static char opened[512] = "none";
-static char open_error[512];
+static char opened[512] = "(not opened)";
+static char open_errors[1024];
+
+static void note(const char *what, const char *why)
+{
+    size_t n = strlen(open_errors);
+    if (n + 2 < sizeof open_errors)
+        snprintf(open_errors + n, sizeof open_errors - n, "%s%s; ", what, why);
+}
 
 /* RTLD_DEEPBIND: the library's own internal calls must not bind to BLAS symbols a program
  * linked statically (a test's reference BLAS, say). */
 static void *try_open(const char *path)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (h && dlsym(h, "cufort_dropin_configure")) {   /* the drop-in would call back into us */
-        dlclose(h);
-        snprintf(open_error, sizeof open_error, "%s is cufort's drop-in BLAS, not a CPU BLAS", path);
+    if (!h) {
+        note(dlerror(), "");
         return NULL;
     }
-    if (h)
-        snprintf(opened, sizeof opened, "%s", path);
+    if (dlsym(h, "cufort_dropin_configure")) {
+        note(path, " is the drop-in library itself");
+        dlclose(h);
+        return NULL;
+    }
+    /* the file behind a bare soname, for reports: which BLAS did the CPU work */
+    Dl_info info;
+    void *f = dlsym(h, "dgemm_");
+    if (f && dladdr(f, &info) && info.dli_fname && strcmp(info.dli_fname, path) != 0)
+        snprintf(opened, sizeof opened, "%s (%s)", path, info.dli_fname);
     else
-        snprintf(open_error, sizeof open_error, "%s", dlerror());
+        snprintf(opened, sizeof opened, "%s", path);
     return h;
 }
 
 static void *cpu_blas(void)
 {
+    void *lib = __atomic_load_n(&library, __ATOMIC_ACQUIRE);
+    if (lib)
+        return lib;
     pthread_mutex_lock(&lock);
     if (!library) {
         const char *env = getenv("CUFORT_CPU_BLAS");
         if (env && *env) {
-            library = try_open(env);
+            lib = try_open(env);
         } else {
             static const char *candidates[] = {"libopenblas.so.0", "libblas.so.3", "libopenblas.so"};
-            for (size_t i = 0; !library && i < sizeof candidates / sizeof *candidates; i++)
-                library = try_open(candidates[i]);
+            for (size_t i = 0; !lib && i < sizeof candidates / sizeof *candidates; i++)
+                lib = try_open(candidates[i]);
         }
+        __atomic_store_n(&library, lib, __ATOMIC_RELEASE);
     }
+    lib = library;
     pthread_mutex_unlock(&lock);
-    return library;
+    return lib;
 }
 
 const char *cufort_cpu_blas_path(void)
 {
     cpu_blas();
     return opened;
+}
+
+const char *cufort_cpu_blas_opened(void)
+{
+    return __atomic_load_n(&library, __ATOMIC_ACQUIRE) ? opened : "(not opened)";
 }
 
 int cufort_cpu_blas_symbol(const char *symbol, void **fn)
@@ -61,12 +91,12 @@ int cufort_cpu_blas_symbol(const char *symbol, void **fn)
     void *lib = cpu_blas();
     if (!lib)
         return cufort_fail(CUFORT_NOT_SUPPORTED,
-                           "host backend: no CPU BLAS could be opened (set CUFORT_CPU_BLAS to a "
-                           "BLAS shared library): %s", open_error);
+                           "a CPU BLAS is needed and none could be opened (%sset CUFORT_CPU_BLAS to a BLAS "
+                           "shared library)", open_errors);
     void *f = dlsym(lib, symbol);
     if (!f)
-        return cufort_fail(CUFORT_NOT_SUPPORTED, "host backend: the CPU BLAS %s has no %s", opened,
-                           symbol);
+        return cufort_fail(CUFORT_NOT_SUPPORTED, "the CPU BLAS %s has no %s (set CUFORT_CPU_BLAS "
+                           "to a complete BLAS)", opened, symbol);
     __atomic_store_n(fn, f, __ATOMIC_RELEASE);
     return CUFORT_SUCCESS;
 }
