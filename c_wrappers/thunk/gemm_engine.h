@@ -14,7 +14,9 @@
 #include "internal.h"
 
 /* prec: 's', 'd', 'c' or 'z'; alpha and beta point at one element of that type.  Arguments are
- * already checked (reference-BLAS positions); the arrays are host memory. */
+ * already checked (reference-BLAS positions); the arrays are host memory.  Every failure to set up
+ * (streams, device memory under the cap) comes before C is touched; a CUDA error in the middle of
+ * the tiles can leave some of C's tiles updated and the others not. */
 int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, int64_t m,
                       int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                       const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
