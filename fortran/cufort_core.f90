@@ -44,7 +44,7 @@ module cufort_core
   public :: cf_synchronize, cf_mem_info, cf_live_allocations
   ! used by the other cufort modules (not part of the documented API)
   public :: cf_ready, cf_finish, cf_raise, cf_offset, cf_notr, cf_left, cf_opt, cf_count_alloc
-  public :: cf_c_string, cf_itoa
+  public :: cf_c_string, cf_itoa, cf_shape_string, cf_shape_mismatch
 
   integer(int64), save :: live_allocations = 0
 
@@ -135,6 +135,27 @@ contains
     write(buf, '(i0)') i
     s = trim(buf)
   end function cf_itoa
+
+  !> Extents joined by 'x' ("37x53"), for messages.
+  function cf_shape_string(e) result(s)
+    integer(int64), intent(in) :: e(:)
+    character(len=:), allocatable :: s
+    integer :: i
+    s = cf_itoa(e(1))
+    do i = 2, size(e)
+       s = s // 'x' // cf_itoa(e(i))
+    end do
+  end function cf_shape_string
+
+  !> The shape-mismatch error of the generics: names the routine, the argument and both extents.
+  subroutine cf_shape_mismatch(me, arg, what, act, exp, stat, errmsg)
+    character(len=*), intent(in) :: me, arg, what
+    integer(int64), intent(in) :: act, exp
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument ' // arg // ' has ' // cf_itoa(act) // &
+                  ' ' // what // ', expected ' // cf_itoa(exp), stat, errmsg)
+  end subroutine cf_shape_mismatch
 
   !> This thread's last message from the C ABI ('' when none).
   function cf_last_error() result(s)

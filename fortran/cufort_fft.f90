@@ -396,23 +396,13 @@ contains
     end if
   end function fits
 
-  function dims_str(e) result(s)
-    integer(int64), intent(in) :: e(:)
-    character(len=:), allocatable :: s
-    integer :: i
-    s = cf_itoa(e(1))
-    do i = 2, size(e)
-       s = s // 'x' // cf_itoa(e(i))
-    end do
-  end function dims_str
-
   subroutine mismatch(me, arg, dims, want, stat, errmsg)
     character(len=*), intent(in) :: me, arg
     integer(int64), intent(in) :: dims(:), want(:)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument ' // arg // ' is ' // dims_str(dims) // &
-         ', expected ' // dims_str(want), stat, errmsg)
+    call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument ' // arg // ' is ' // &
+         cf_shape_string(dims) // ', expected ' // cf_shape_string(want), stat, errmsg)
   end subroutine mismatch
 
   function kind_str(code) result(s)

@@ -15,7 +15,7 @@
 module cufort_kernels
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int64
-  use cufort_core
+  use cufort_core, mismatch => cf_shape_mismatch
   use cufort_memory
   implicit none
   private
@@ -350,16 +350,6 @@ contains
   end function count_r64
 
   ! ---- argument checks ----------------------------------------------------------------------------
-
-  !> The shape-mismatch error, worded as the BLAS generics word it.
-  subroutine mismatch(me, arg, what, act, exp, stat, errmsg)
-    character(len=*), intent(in) :: me, arg, what
-    integer(int64), intent(in) :: act, exp
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument ' // arg // ' has ' // cf_itoa(act) // &
-                  ' ' // what // ', expected ' // cf_itoa(exp), stat, errmsg)
-  end subroutine mismatch
 
   logical function one_element(me, n, stat, errmsg)
     character(len=*), intent(in) :: me

@@ -238,16 +238,6 @@ MEMORY_COMMON = """
     if (present(stat)) failed = stat /= 0
   end function failed
 
-  function shape_str(e) result(s)
-    integer(int64), intent(in) :: e(:)
-    character(len=:), allocatable :: s
-    integer :: i
-    s = cf_itoa(e(1))
-    do i = 2, size(e)
-      s = s // 'x' // cf_itoa(e(i))
-    end do
-  end function shape_str
-
   function stream_of(stream) result(h)
     type(cf_stream), intent(in), optional :: stream
     type(c_ptr) :: h
@@ -454,8 +444,8 @@ COMMON_PROCS = """
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([$EXT] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([$EXT]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([$EXT]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -492,8 +482,8 @@ COMMON_PROCS = """
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([$EXT] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([$EXT]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([$EXT]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -546,8 +536,8 @@ COMMON_PROCS = """
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -856,7 +846,7 @@ ARRAY3_PROCS = """
     if (present(stat)) stat = 0
     if (i < 1 .or. i > self%n1 .or. j < 1 .or. j > self%n2 .or. k < 1 .or. k > self%n3) then
       call cf_raise('cf_array3%elem', CF_INVALID_VALUE, 'element outside the ' // &
-                    shape_str([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
+                    cf_shape_string([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
       return
     end if
     v%ptr = cf_offset(self%ptr, (i - 1) + (j - 1) * self%ldim + (k - 1) * self%ldim * self%n2, $ES)
@@ -1302,22 +1292,11 @@ def generics():
     return out
 
 
-MISMATCH = """
-  !> The shape-mismatch error: names the routine, the argument and both extents.
-  subroutine mismatch(me, arg, what, act, exp, stat, errmsg)
-    character(len=*), intent(in) :: me, arg, what
-    integer(int64), intent(in) :: act, exp
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument ' // arg // ' has ' // cf_itoa(act) // &
-                  ' ' // what // ', expected ' // cf_itoa(exp), stat, errmsg)
-  end subroutine mismatch"""
-
-
 def blas_module():
     out = [fheader("cufort_blas.f90 -- generic BLAS (BLAS95 style) over device arrays and host arrays."),
            "module cufort_blas", "  use, intrinsic :: iso_c_binding",
-           "  use, intrinsic :: iso_fortran_env, only: int64", "  use cufort_core",
+           "  use, intrinsic :: iso_fortran_env, only: int64",
+           "  use cufort_core, mismatch => cf_shape_mismatch",
            "  use cufort_memory", "  use cufort_c_blas", "  implicit none", "  private"]
     gens = generics()
     for g, specs in gens.items():
@@ -1327,7 +1306,6 @@ def blas_module():
             out.append(f"    module procedure {s}")
         out.append(f"  end interface cf_{g}")
     out.append("contains")
-    out.append(MISMATCH)
     for r, v in variants():
         for mode in modes(r):
             out.append("")

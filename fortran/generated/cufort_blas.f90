@@ -4,7 +4,7 @@
 module cufort_blas
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int64
-  use cufort_core
+  use cufort_core, mismatch => cf_shape_mismatch
   use cufort_memory
   use cufort_c_blas
   implicit none
@@ -521,16 +521,6 @@ module cufort_blas
     module procedure cf_zdgmm_host
   end interface cf_dgmm
 contains
-
-  !> The shape-mismatch error: names the routine, the argument and both extents.
-  subroutine mismatch(me, arg, what, act, exp, stat, errmsg)
-    character(len=*), intent(in) :: me, arg, what
-    integer(int64), intent(in) :: act, exp
-    integer, intent(out), optional :: stat
-    character(len=*), intent(inout), optional :: errmsg
-    call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument ' // arg // ' has ' // cf_itoa(act) // &
-                  ' ' // what // ', expected ' // cf_itoa(exp), stat, errmsg)
-  end subroutine mismatch
 
   function cf_isamax_dev(x, stat, errmsg) result(res)
     type(cf_vector_r32), intent(in) :: x

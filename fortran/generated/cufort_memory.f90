@@ -566,16 +566,6 @@ contains
     if (present(stat)) failed = stat /= 0
   end function failed
 
-  function shape_str(e) result(s)
-    integer(int64), intent(in) :: e(:)
-    character(len=:), allocatable :: s
-    integer :: i
-    s = cf_itoa(e(1))
-    do i = 2, size(e)
-      s = s // 'x' // cf_itoa(e(i))
-    end do
-  end function shape_str
-
   function stream_of(stream) result(h)
     type(cf_stream), intent(in), optional :: stream
     type(c_ptr) :: h
@@ -704,8 +694,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -742,8 +732,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -797,8 +787,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1007,8 +997,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1045,8 +1035,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1100,8 +1090,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1368,8 +1358,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1406,8 +1396,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1461,8 +1451,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1553,7 +1543,7 @@ contains
     if (present(stat)) stat = 0
     if (i < 1 .or. i > self%n1 .or. j < 1 .or. j > self%n2 .or. k < 1 .or. k > self%n3) then
       call cf_raise('cf_array3%elem', CF_INVALID_VALUE, 'element outside the ' // &
-                    shape_str([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
+                    cf_shape_string([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
       return
     end if
     v%ptr = cf_offset(self%ptr, (i - 1) + (j - 1) * self%ldim + (k - 1) * self%ldim * self%n2, 4)
@@ -1682,8 +1672,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1720,8 +1710,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1775,8 +1765,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -1985,8 +1975,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2023,8 +2013,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2078,8 +2068,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2346,8 +2336,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2384,8 +2374,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2439,8 +2429,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2531,7 +2521,7 @@ contains
     if (present(stat)) stat = 0
     if (i < 1 .or. i > self%n1 .or. j < 1 .or. j > self%n2 .or. k < 1 .or. k > self%n3) then
       call cf_raise('cf_array3%elem', CF_INVALID_VALUE, 'element outside the ' // &
-                    shape_str([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
+                    cf_shape_string([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
       return
     end if
     v%ptr = cf_offset(self%ptr, (i - 1) + (j - 1) * self%ldim + (k - 1) * self%ldim * self%n2, 8)
@@ -2660,8 +2650,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2698,8 +2688,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2753,8 +2743,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -2963,8 +2953,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3001,8 +2991,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3056,8 +3046,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3324,8 +3314,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3362,8 +3352,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3417,8 +3407,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3509,7 +3499,7 @@ contains
     if (present(stat)) stat = 0
     if (i < 1 .or. i > self%n1 .or. j < 1 .or. j > self%n2 .or. k < 1 .or. k > self%n3) then
       call cf_raise('cf_array3%elem', CF_INVALID_VALUE, 'element outside the ' // &
-                    shape_str([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
+                    cf_shape_string([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
       return
     end if
     v%ptr = cf_offset(self%ptr, (i - 1) + (j - 1) * self%ldim + (k - 1) * self%ldim * self%n2, 8)
@@ -3638,8 +3628,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3676,8 +3666,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3731,8 +3721,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3941,8 +3931,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -3979,8 +3969,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%m, d%n] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%m, d%n]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%m, d%n]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -4034,8 +4024,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -4302,8 +4292,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -4340,8 +4330,8 @@ contains
     if (.not. cf_ready(me, stat, errmsg)) return
     e = shape(a, kind=int64)
     if (any([d%n1, d%n2, d%n3] /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // shape_str(e) // &
-                    ', the device array ' // shape_str([d%n1, d%n2, d%n3]), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the host array is ' // cf_shape_string(e) // &
+                    ', the device array ' // cf_shape_string([d%n1, d%n2, d%n3]), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -4395,8 +4385,8 @@ contains
     e = src%shape()
     f = dst%shape()
     if (any(f /= e)) then
-      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // shape_str(e) // &
-                    ', the destination ' // shape_str(f), stat, errmsg)
+      call cf_raise(me, CF_INVALID_VALUE, 'the source is ' // cf_shape_string(e) // &
+                    ', the destination ' // cf_shape_string(f), stat, errmsg)
       return
     end if
     if (product(e) == 0) return
@@ -4487,7 +4477,7 @@ contains
     if (present(stat)) stat = 0
     if (i < 1 .or. i > self%n1 .or. j < 1 .or. j > self%n2 .or. k < 1 .or. k > self%n3) then
       call cf_raise('cf_array3%elem', CF_INVALID_VALUE, 'element outside the ' // &
-                    shape_str([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
+                    cf_shape_string([self%n1, self%n2, self%n3]) // ' array', stat, errmsg)
       return
     end if
     v%ptr = cf_offset(self%ptr, (i - 1) + (j - 1) * self%ldim + (k - 1) * self%ldim * self%n2, 16)
