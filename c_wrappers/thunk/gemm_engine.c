@@ -26,17 +26,22 @@
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
        ALIGN = 256 };
 
+/* A block slot's events: its upload is done; the last GEMM reading it is done.  A C slot's: its
+ * upload is done, its GEMMs are done, its download is done. */
+enum { READY, USED, BLOCK_EVENTS };
+enum { COMPUTED = USED, DONE, C_EVENTS };
+
 typedef struct {
     char *dev;
     int64_t row, col;            /* the block it holds: (panel, k chunk) for A, (k chunk, panel) for B */
-    cufort_event ready, used;    /* its upload is done; the last GEMM reading it is done */
+    cufort_event ev[BLOCK_EVENTS];
     int used_recorded;
 } slot;
 
 typedef struct {
     char *dev;
     int64_t i, j;                /* the tile it holds */
-    cufort_event ready, computed, done;
+    cufort_event ev[C_EVENTS];
     int done_recorded;
 } c_slot;
 
@@ -60,11 +65,11 @@ static void release_engine(cufort_thread_state *s)
     engine *e = (engine *)s;
     const cufort_backend_ops *ops = cufort_ops();
     for (int i = 0; i < MAX_PANELS; i++) {
-        destroy_events(&e->a[i].ready, 2);
-        destroy_events(&e->b[i].ready, 2);
+        destroy_events(e->a[i].ev, BLOCK_EVENTS);
+        destroy_events(e->b[i].ev, BLOCK_EVENTS);
     }
     for (int i = 0; i < C_SLOTS; i++)
-        destroy_events(&e->c[i].ready, 3);
+        destroy_events(e->c[i].ev, C_EVENTS);
     cufort_stream streams[] = {e->h2d, e->comp, e->d2h};
     for (int i = 0; i < 3; i++)
         if (streams[i])
@@ -263,16 +268,27 @@ static int allocate(job *j, char **buf)
     }
 }
 
+static char *empty_slot(slot *s, char *dev)
+{
+    s->dev = dev;
+    s->row = s->col = -1;
+    s->used_recorded = 0;
+    return dev;
+}
+
+/* Slots over the call's device memory; the events stay from earlier calls (all of which ended). */
 static void carve(job *j, char *buf)
 {
     engine *e = j->e;
-    for (int i = 0; i < j->na; i++, buf += a_bytes(j))
-        e->a[i] = (slot){.dev = buf, .row = -1, .ready = e->a[i].ready, .used = e->a[i].used};
-    for (int i = 0; i < j->nbs; i++, buf += b_bytes(j))
-        e->b[i] = (slot){.dev = buf, .row = -1, .ready = e->b[i].ready, .used = e->b[i].used};
-    for (int i = 0; i < j->nc; i++, buf += c_bytes(j))
-        e->c[i] = (c_slot){.dev = buf, .i = -1, .ready = e->c[i].ready,
-                           .computed = e->c[i].computed, .done = e->c[i].done};
+    for (int i = 0; i < j->na; i++)
+        buf = empty_slot(&e->a[i], buf) + a_bytes(j);
+    for (int i = 0; i < j->nbs; i++)
+        buf = empty_slot(&e->b[i], buf) + b_bytes(j);
+    for (int i = 0; i < j->nc; i++, buf += c_bytes(j)) {
+        e->c[i].dev = buf;
+        e->c[i].i = e->c[i].j = -1;
+        e->c[i].done_recorded = 0;
+    }
 }
 
 /* ---- copies ---- */
@@ -300,7 +316,7 @@ static int download(job *j, c_slot *c)
     int64_t rows = rows_of(j, c->i), cols = cols_of(j, c->j);
     size_t w = (size_t)rows * j->es, pitch = (size_t)j->ldc * j->es;
     char *host = c_tile(j, c->i, c->j);
-    int st = ops->stream_wait(j->e->d2h, c->computed);
+    int st = ops->stream_wait(j->e->d2h, c->ev[COMPUTED]);
     if (!st) {
         j->bytes_out += w * (size_t)cols;
         if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
@@ -308,7 +324,7 @@ static int download(job *j, c_slot *c)
         else
             st = cufort_stage_to_host_on(j->e->d2h, host, pitch, c->dev, w, (size_t)cols);
     }
-    if (!st && !(st = ops->event_record(c->done, j->e->d2h)))
+    if (!st && !(st = ops->event_record(c->ev[DONE], j->e->d2h)))
         c->done_recorded = 1;
     return st;
 }
@@ -333,9 +349,9 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
     *out = s;
     if (s->row == row && s->col == col)
         return CUFORT_SUCCESS;
-    int st = events(&s->ready, 2);
+    int st = events(s->ev, BLOCK_EVENTS);
     if (!st && s->used_recorded)
-        st = j->ops->stream_wait(j->e->h2d, s->used);
+        st = j->ops->stream_wait(j->e->h2d, s->ev[USED]);
     if (st)
         return st;
     s->row = s->col = -1;
@@ -349,7 +365,7 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
         st = NOTR(j->tb) ? upload(j, s->dev, j->B + (size_t)(k0 + c0 * j->ldb) * j->es, depth, cols, j->ldb)
                          : upload(j, s->dev, j->B + (size_t)(c0 + k0 * j->ldb) * j->es, cols, depth, j->ldb);
     }
-    if (!st && !(st = j->ops->event_record(s->ready, j->e->h2d))) {
+    if (!st && !(st = j->ops->event_record(s->ev[READY], j->e->h2d))) {
         s->row = row;
         s->col = col;
     }
@@ -362,20 +378,20 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     const cufort_backend_ops *ops = j->ops;
     engine *e = j->e;
     int64_t rows = rows_of(j, i), cols = cols_of(j, jj);
-    int st = events(&c->ready, 3);
+    int st = events(c->ev, C_EVENTS);
     if (!st && c->done_recorded) {
-        st = ops->stream_wait(e->h2d, c->done);
+        st = ops->stream_wait(e->h2d, c->ev[DONE]);
         if (!st)
-            st = ops->stream_wait(e->comp, c->done);
+            st = ops->stream_wait(e->comp, c->ev[DONE]);
     }
     c->i = i;
     c->j = jj;
     if (!st && j->c_in) {
         st = upload(j, c->dev, c_tile(j, i, jj), rows, cols, j->ldc);
         if (!st)
-            st = ops->event_record(c->ready, e->h2d);
+            st = ops->event_record(c->ev[READY], e->h2d);
         if (!st)
-            st = ops->stream_wait(e->comp, c->ready);
+            st = ops->stream_wait(e->comp, c->ev[READY]);
     }
     if (!st && j->kt == 0)
         st = device_gemm(j, rows, cols, 0, c->dev, rows, c->dev, 1, j->beta, c->dev);
@@ -383,16 +399,17 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
         slot *a, *b;
         int64_t depth = depth_of(j, kc);
         if ((st = block(j, 0, i, kc, &a)) || (st = block(j, 1, kc, jj, &b)) ||
-            (st = ops->stream_wait(e->comp, a->ready)) || (st = ops->stream_wait(e->comp, b->ready)))
+            (st = ops->stream_wait(e->comp, a->ev[READY])) ||
+            (st = ops->stream_wait(e->comp, b->ev[READY])))
             break;
         st = device_gemm(j, rows, cols, depth, a->dev, NOTR(j->ta) ? rows : depth, b->dev,
                          NOTR(j->tb) ? depth : cols, kc ? one_of(j->prec) : j->beta, c->dev);
-        if (!st && !(st = ops->event_record(a->used, e->comp)) &&
-            !(st = ops->event_record(b->used, e->comp)))
+        if (!st && !(st = ops->event_record(a->ev[USED], e->comp)) &&
+            !(st = ops->event_record(b->ev[USED], e->comp)))
             a->used_recorded = b->used_recorded = 1;
     }
     if (!st)
-        st = ops->event_record(c->computed, e->comp);
+        st = ops->event_record(c->ev[COMPUTED], e->comp);
     return st;
 }
 
