@@ -272,7 +272,7 @@ $(BLAS_TEST_BINS): $(TESTBIN)/test_blas_%: $(OBJ)/tests/generated/test_blas.%.o 
 
 $(HAND_TEST_BINS): $(TESTBIN)/%: $(OBJ)/tests/%.o $$(LAYER_DEPLIBS_$$(call name_layer,$$*))
 	@mkdir -p $(@D)
-	$(CC) -pthread -o $@ $(filter %.o,$^) -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(TEST_LDLIBS)
+	$(CC) -pthread -fopenmp -o $@ $(filter %.o,$^) -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(TEST_LDLIBS)
 
 # Fortran drivers: modules go to a directory of their own per binary (several define the same one).
 $(F90_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) \
@@ -387,8 +387,14 @@ $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort
 	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
+# stage_bench: pageable arrays to and from the GPU, every staging scheme tried (bench/NOTES_staging.md)
+STAGE_BENCH_BIN := $(BUILD)/bench/stage_bench
+$(STAGE_BENCH_BIN): bench/stage_bench.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
+	    -Wl,-rpath,$(CUDA_LIBDIR)
 .PHONY: bench bench-build
-bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN)
+bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN)
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)

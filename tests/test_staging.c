@@ -3,6 +3,7 @@
  * whose gaps must survive, pinned arrays taking the direct path, and several threads at once.
  * Results are exact (scaling by 2, copying), so every element is checked bit for bit. */
 #define _GNU_SOURCE
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,11 @@ static int64_t scaled_wrong(float *x, int64_t n)
 
 static void packed(void)
 {
-    /* 64 KiB + 4 bytes (just past the threshold: one thread), 1 MiB + 4 bytes (four threads), 8 MiB
-     * exactly, 8 MiB + 1 float, 21 MiB + odd */
-    static const int64_t sizes[] = {(1 << 14) + 1, (1 << 18) + 1, 2 << 20, (2 << 20) + 1, (21 << 18) + 77};
+    /* 64 KiB + 4 bytes (just past the threshold: one piece), 1 MiB + 4 bytes (four pieces), 8 MiB
+     * exactly, 8 MiB + 1 float, 21 MiB + odd, 7 full 2 MiB slots + 1 float, 40 MiB (several rounds
+     * of every thread's three slots) */
+    static const int64_t sizes[] = {(1 << 14) + 1, (1 << 18) + 1, 2 << 20, (2 << 20) + 1,
+                                    (21 << 18) + 77, (7 << 19) + 1, 10 << 20};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         float *x = malloc((size_t)sizes[k] * sizeof *x);
         int64_t bad = scaled_wrong(x, sizes[k]);
@@ -85,6 +88,48 @@ static void strided(void)
     free(c);
 }
 
+/* columns wider than a piece are cut into parts of one column: 2.8 MB columns, gaps between */
+static void wide_columns(void)
+{
+    const int64_t m = 700001, n = 5, lda = m + 3, ldc = m + 9;
+    float *a = malloc((size_t)(lda * n) * sizeof *a), *c = malloc((size_t)(ldc * n) * sizeof *c);
+    for (int64_t i = 0; i < lda * n; i++)
+        a[i] = value(i);
+    for (int64_t i = 0; i < ldc * n; i++)
+        c[i] = -7.0f;
+    CHECK_OK(cufort_sgeam_host('N', 'N', m, n, 2.0f, a, lda, 0.0f, a, lda, c, ldc),
+             "sgeam_host with 2.8 MB columns");
+    int64_t wrong = 0, gaps = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < ldc; i++) {
+            float got = c[i + j * ldc];
+            if (i < m)
+                wrong += got != 2.0f * a[i + j * lda];
+            else
+                gaps += got != -7.0f;
+        }
+    CHECK(wrong == 0, "wide columns exact", "%lld elements wrong", (long long)wrong);
+    CHECK(gaps == 0, "wide columns' gaps untouched", "%lld gap elements written", (long long)gaps);
+    free(a);
+    free(c);
+}
+
+/* called from inside the caller's own OpenMP region: the staging team is then one thread */
+static void nested(void)
+{
+    int64_t bad[3] = {-2, -2, -2};
+#pragma omp parallel num_threads(3)
+    {
+        int64_t n = (5 << 18) + 13;
+        float *x = malloc((size_t)n * sizeof *x);
+        bad[omp_get_thread_num()] = scaled_wrong(x, n);
+        free(x);
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK(bad[i] == 0, ckf("staged round trip from OpenMP thread %d", i), "%lld wrong",
+              (long long)bad[i]);
+}
+
 static void *worker(void *arg)
 {
     int64_t *bad = arg;
@@ -121,6 +166,8 @@ int main(void)
     packed();
     pinned_arrays();
     strided();
+    wide_columns();
+    nested();
     threads();
     /* staging slots are per thread and go with shutdown; a second life must work too */
     cufort_shutdown();

@@ -1,62 +1,67 @@
 /* staging.c — host arrays to and from the device at PCIe speed.
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
- * arrays, which cudaMemcpy moves at a fraction of that (8.5 GB/s H2D on the H100 host), go through
- * two pinned staging slots in chunks: host threads pack chunk i out of the caller's array while the
- * DMA engine moves chunk i-1, and the way back mirrors it.  Arrays under 64 KiB take the plain
- * path, where the set-up would cost more than it saves. */
+ * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), are cut
+ * into pieces of at most 2 MiB that host threads stream through pinned rings: each thread owns a
+ * ring of three slots, claims the next piece, packs it into a free slot and queues its DMA itself,
+ * so packing, DMA and the other threads never wait for one another (the way back mirrors it, three
+ * DMAs in flight per thread).  Why this shape (bench/stage_bench.c, bench/NOTES_staging.md):
+ * one core of that host copies at only ~8.5 GB/s, so the copies must be spread over threads, and a
+ * step-locked scheme (all threads pack one 8 MiB slot, then the DMA) reached 40 / 35 GB/s where
+ * these rings reach 49.5 / 50 GB/s of the 54.7 the DMA engine moves from pinned memory.  Packing
+ * uses ordinary stores (the slot stays in the last-level cache until the DMA reads it); unpacking
+ * uses non-temporal stores (the caller's array is not read for ownership first: 50 against 42
+ * GB/s).  Arrays under 64 KiB take the plain path, where the set-up would cost more than it saves. */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "staging.h"
 #include "thread_state.h"
 
-/* PIPELINE_MIN: below it a plain copy costs no more than the slot's bookkeeping.  PER_THREAD: the
- * least a host thread is given, so that small blocks do not pay for waking up eight threads. */
-enum { SLOTS = 2, CHUNK = 8 << 20, PIPELINE_MIN = 64 << 10, MAX_THREADS = 8, PER_THREAD = 256 << 10 };
+/* PIECE: the largest piece (a slot); MIN_PIECE: the smallest worth a thread of its own, so that a
+ * 1 MiB array is cut four ways but a 100 KiB one is not cut at all. */
+enum { SLOTS = 3, WORKERS = 8, MAX_WORKERS = 16, PIECE = 2 << 20, MIN_PIECE = 256 << 10,
+       PIPELINE_MIN = 64 << 10 };
 
 typedef struct {
     cufort_thread_state link;
-    void *slot[SLOTS];
-    size_t slot_bytes;
-    cufort_event done[SLOTS];   /* the last DMA that used the slot */
-    int pending[SLOTS];
+    char *ring[MAX_WORKERS];                    /* SLOTS slots of PIECE bytes, pinned */
+    cufort_event done[MAX_WORKERS][SLOTS];      /* the last DMA through the slot */
+    int pending[MAX_WORKERS][SLOTS];
 } stage;
 
 static void release_stage(cufort_thread_state *s)   /* at a reset, with the device still there */
 {
     stage *st = (stage *)s;
-    for (int i = 0; i < SLOTS; i++) {
-        if (st->slot[i])
-            cufort_host_free(st->slot[i]);
-        if (st->done[i])
-            cufort_event_destroy(st->done[i]);
+    for (int w = 0; w < MAX_WORKERS; w++) {
+        if (st->ring[w])
+            cufort_host_free(st->ring[w]);
+        for (int i = 0; i < SLOTS; i++)
+            if (st->done[w][i])
+                cufort_event_destroy(st->done[w][i]);
     }
 }
 
 static cufort_thread_states stages = CUFORT_THREAD_STATES(stage, release_stage);
 static _Thread_local stage *mine;
 
-static int my_stage(size_t bytes, stage **out)
+/* this thread's rings for workers [0, workers), made on first use */
+static int my_stage(int workers, stage **out)
 {
     stage *me = cufort_thread_state_get(&stages, (void **)&mine);
     if (!me)
         return CUFORT_ALLOC_FAILED;
-    for (int i = 0; i < SLOTS; i++) {
-        int st = CUFORT_SUCCESS;
-        if (me->slot_bytes < bytes && me->slot[i]) {
-            if (me->pending[i] && (st = cufort_event_synchronize(me->done[i])))
+    for (int w = 0; w < workers; w++) {
+        int st;
+        if (!me->ring[w] && (st = cufort_host_alloc((void **)&me->ring[w], (int64_t)SLOTS * PIECE)))
+            return st;
+        for (int i = 0; i < SLOTS; i++)
+            if (!me->done[w][i] && (st = cufort_event_create(&me->done[w][i])))
                 return st;
-            cufort_host_free(me->slot[i]);
-            me->slot[i] = NULL;
-            me->pending[i] = 0;
-        }
-        if (!me->slot[i] && (st = cufort_host_alloc(&me->slot[i], (int64_t)bytes)))
-            return st;
-        if (!me->done[i] && (st = cufort_event_create(&me->done[i])))
-            return st;
     }
-    if (me->slot_bytes < bytes)
-        me->slot_bytes = bytes;
     *out = me;
     return CUFORT_SUCCESS;
 }
@@ -72,68 +77,158 @@ int cufort_host_pinned(const void *p, size_t bytes)
     return 0;
 }
 
-/* cols columns of width bytes between two pitches, split over host threads */
-static void parallel_copy(char *dst, size_t dpitch, const char *src, size_t spitch, size_t width,
-                          size_t cols)
+/* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
+ * cores), else WORKERS, or fewer when OpenMP offers fewer */
+static int staging_threads(void)
 {
-    /* CUFORT_STAGING_THREADS overrides the count (tests use more threads than CI has cores) */
     const char *env = getenv("CUFORT_STAGING_THREADS");
-    int threads = env && atoi(env) > 0 ? atoi(env) : omp_get_max_threads();
-    threads = threads < MAX_THREADS ? threads : MAX_THREADS;
-    size_t useful = width * cols / PER_THREAD;
-    threads = useful < (size_t)threads ? (int)useful + (useful == 0) : threads;
-    if (dpitch == width && spitch == width) {          /* one block: cut it in equal parts */
-        /* each part a whole number of pages, rounded up so the parts cover the block */
-        size_t total = width * cols, part = ((total + threads - 1) / threads + 4095) / 4096 * 4096;
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int t = 0; t < threads; t++) {
-            size_t at = (size_t)t * part;
-            if (at < total)
-                memcpy(dst + at, src + at, total - at < part ? total - at : part);
+    int t = env && atoi(env) > 0 ? atoi(env) : omp_get_max_threads();
+    int most = env && atoi(env) > 0 ? MAX_WORKERS : WORKERS;
+    return t < 1 ? 1 : t < most ? t : most;
+}
+
+/* n bytes with stores that bypass the cache: the destination is not read before it is written */
+static void copy_streaming(char *d, const char *s, size_t n)
+{
+#if defined(__SSE2__)
+    if (n >= 4096) {
+        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+        memcpy(d, s, head);
+        d += head, s += head, n -= head;
+        size_t i = 0;
+        for (; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+            __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+            _mm_stream_si128((__m128i *)(d + i), a);
+            _mm_stream_si128((__m128i *)(d + i + 16), b);
+            _mm_stream_si128((__m128i *)(d + i + 32), c);
+            _mm_stream_si128((__m128i *)(d + i + 48), e);
         }
+        memcpy(d + i, s + i, n - i);
+        _mm_sfence();
         return;
     }
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t c = 0; c < cols; c++)
-        memcpy(dst + c * dpitch, src + c * spitch, width);
+#endif
+    memcpy(d, s, n);
 }
 
-/* The pieces a transfer is cut into: whole columns, or byte ranges of a packed array. */
-typedef struct { size_t width, cols, per_piece, pieces; int packed; } cut;
+/* A transfer is the packed device image of cols columns of width bytes (hpitch apart on the host),
+ * handed out in pieces, in order, to whichever thread asks next (a slow thread delays no other).
+ * A piece is a slot, or less when that leaves a thread idle: 1 MiB goes four ways, 100 KiB one.
+ * Both ends of a large transfer ramp, because the DMA engine, not the packing, is the slower side
+ * (bench/NOTES_staging.md): an upload starts with pieces of 256 KiB, 256 KiB, 512 KiB and 1 MiB
+ * so that the first DMA starts after 256 KiB is packed, not 2 MiB; a download ends with a round
+ * of quarter pieces, so that the last unpack, which no other thread can share, is short.  (Pieces
+ * shrinking through the whole second half measured slower: more pieces, more DMA gaps.) */
+typedef struct {
+    char *host;
+    size_t width, hpitch, total, piece;
+    size_t head, tail;           /* ramps: bytes handed out small at the start, at the end */
+    size_t next;                 /* the first byte not yet handed out (atomic) */
+} transfer;
 
-static cut cut_up(size_t hpitch, size_t width, size_t cols)
+static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols, int threads,
+                            cufort_copy_kind kind)
 {
-    cut c = {width, cols, 0, 0, hpitch == width};
-    if (c.packed) {                       /* a packed array is one long column */
-        c.width = width * cols;
-        c.cols = 1;
-        c.per_piece = CHUNK;
-        c.pieces = (c.width + CHUNK - 1) / CHUNK;
-    } else {
-        c.per_piece = width >= CHUNK ? 1 : CHUNK / width;
-        c.pieces = (cols + c.per_piece - 1) / c.per_piece;
+    size_t total = width * cols, p = (total / (size_t)threads + 4095) / 4096 * 4096;
+    p = p < MIN_PIECE ? MIN_PIECE : p > PIECE ? PIECE : p;
+    size_t head = kind == CUFORT_H2D && p == PIECE ? p : 0;
+    size_t tail = kind == CUFORT_D2H && p == PIECE ? (size_t)threads * p : 0;
+    return (transfer){(char *)host, width, hpitch, total, p, head, tail, 0};
+}
+
+static size_t range_size(const transfer *x, size_t at)
+{
+    size_t p = x->piece, left = x->total - at;
+    if (at < x->head)
+        p = at < MIN_PIECE ? MIN_PIECE : at;             /* 256 KiB, 256 KiB, 512 KiB, 1 MiB */
+    else if (left <= x->tail)
+        p = p / 4;                                       /* the last round in quarters */
+    return p < left ? p : left;
+}
+
+/* the next piece [*at, *at + *bytes); 0 when all is handed out */
+static int claim(transfer *x, size_t *at, size_t *bytes)
+{
+    size_t a = __atomic_load_n(&x->next, __ATOMIC_RELAXED), b;
+    do {
+        if (a >= x->total)
+            return 0;
+        b = range_size(x, a);
+    } while (!__atomic_compare_exchange_n(&x->next, &a, a + b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    *at = a;
+    *bytes = b;
+    return 1;
+}
+
+/* bytes [at, at + bytes) of the image between the caller's array and a packed slot */
+static void pack(const transfer *x, char *slot, size_t at, size_t bytes)
+{
+    for (size_t done = 0; done < bytes;) {
+        size_t col = (at + done) / x->width, off = (at + done) % x->width;
+        size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
+        memcpy(slot + done, x->host + col * x->hpitch + off, n);
+        done += n;
     }
-    return c;
 }
 
-/* piece k: where it starts on each side, its width, column count and host pitch (a piece of a
- * packed array is one packed block, so the copy can be cut between threads) */
-static void piece(const cut *c, size_t hpitch, size_t k, size_t *host_off, size_t *dev_off,
-                  size_t *width, size_t *cols, size_t *pitch)
+static void unpack(const transfer *x, const char *slot, size_t at, size_t bytes)
 {
-    size_t first = k * c->per_piece;
-    size_t n = c->packed ? c->width - first : c->cols - first;
-    n = n < c->per_piece ? n : c->per_piece;
-    *host_off = c->packed ? first : first * hpitch;
-    *dev_off = c->packed ? first : first * c->width;
-    *width = c->packed ? n : c->width;
-    *cols = c->packed ? 1 : n;
-    *pitch = c->packed ? n : hpitch;
+    for (size_t done = 0; done < bytes;) {
+        size_t col = (at + done) / x->width, off = (at + done) % x->width;
+        size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
+        copy_streaming(x->host + col * x->hpitch + off, slot + done, n);
+        done += n;
+    }
 }
 
-static size_t slot_size(const cut *c)
+/* the first failure of any worker, reported on the calling thread */
+typedef struct { int rc; char message[256]; } failure;
+
+static int failed(failure *f, int rc)
 {
-    return c->packed ? (c->width < CHUNK ? c->width : CHUNK) : c->per_piece * c->width;
+    if (rc) {
+#pragma omp critical(cufort_staging_failure)
+        if (!f->rc) {
+            snprintf(f->message, sizeof f->message, "%s", cufort_last_error());
+            __atomic_store_n(&f->rc, rc, __ATOMIC_RELEASE);
+        }
+    }
+    return rc;
+}
+
+static int stopped(failure *f) { return __atomic_load_n(&f->rc, __ATOMIC_ACQUIRE); }
+
+static int settle(const failure *f)
+{
+    return f->rc ? cufort_fail(f->rc, "%s", f->message) : CUFORT_SUCCESS;
+}
+
+/* wait for the slot's last DMA, if it still has one */
+static int free_slot(stage *st, int w, int i)
+{
+    int rc = st->pending[w][i] ? cufort_event_synchronize(st->done[w][i]) : CUFORT_SUCCESS;
+    if (!rc)
+        st->pending[w][i] = 0;
+    return rc;
+}
+
+static int queue_dma(stage *st, int w, int i, cufort_stream s, void *dst, const void *src,
+                     size_t bytes, cufort_copy_kind kind)
+{
+    int rc = cufort_ops()->copy2d(dst, bytes, src, bytes, bytes, 1, kind, s, 1);
+    if (!rc && !(rc = cufort_event_record(st->done[w][i], s)))
+        st->pending[w][i] = 1;
+    return rc;
+}
+
+static int workers_for(size_t bytes)
+{
+    int threads = staging_threads();
+    size_t useful = (bytes + MIN_PIECE - 1) / MIN_PIECE;
+    return useful < (size_t)threads ? (int)useful : threads;
 }
 
 int cufort_stage_to_device(void *dev, const void *host, size_t hpitch, size_t width, size_t cols)
@@ -154,21 +249,27 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
         int rc = ops->copy2d(dev, width, host, hpitch, width, cols, CUFORT_H2D, s, 1);
         return rc ? rc : ops->stream_synchronize(s);
     }
-    cut c = cut_up(hpitch, width, cols);
+    int workers = workers_for(width * cols);
     stage *st;
-    int rc = my_stage(slot_size(&c), &st);
-    for (size_t k = 0; k < c.pieces && !rc; k++) {
-        int i = (int)(k % SLOTS);
-        size_t ho, dof, w, n, hp;
-        piece(&c, hpitch, k, &ho, &dof, &w, &n, &hp);
-        if (st->pending[i] && (rc = cufort_event_synchronize(st->done[i])))
-            break;
-        parallel_copy(st->slot[i], w, (const char *)host + ho, hp, w, n);
-        rc = ops->copy2d((char *)dev + dof, w * n, st->slot[i], w * n, w * n, 1, CUFORT_H2D, s, 1);
-        if (!rc && !(rc = cufort_event_record(st->done[i], s)))
-            st->pending[i] = 1;
+    int rc = my_stage(workers, &st);
+    if (rc)
+        return rc;
+    transfer x = transfer_of((void *)host, hpitch, width, cols, workers, CUFORT_H2D);
+    failure f = {0, ""};
+#pragma omp parallel num_threads(workers)
+    {
+        int w = omp_get_thread_num();
+        size_t at, bytes;
+        for (int i = 0; !stopped(&f) && claim(&x, &at, &bytes); i = (i + 1) % SLOTS) {
+            char *slot = st->ring[w] + (size_t)i * PIECE;
+            if (failed(&f, free_slot(st, w, i)))
+                break;
+            pack(&x, slot, at, bytes);
+            if (failed(&f, queue_dma(st, w, i, s, (char *)dev + at, slot, bytes, CUFORT_H2D)))
+                break;
+        }
     }
-    return rc;
+    return settle(&f);
 }
 
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
@@ -179,31 +280,35 @@ int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const vo
         int rc = ops->copy2d(host, hpitch, dev, width, width, cols, CUFORT_D2H, s, 1);
         return rc ? rc : ops->stream_synchronize(s);
     }
-    cut c = cut_up(hpitch, width, cols);
+    int workers = workers_for(width * cols);
     stage *st;
-    int rc = my_stage(slot_size(&c), &st);
-    /* DMA piece k into its slot, then unpack piece k-1 while that runs */
-    for (size_t k = 0; k <= c.pieces && !rc; k++) {
-        size_t ho, dof, w, n, hp;
-        if (k < c.pieces) {
-            int i = (int)(k % SLOTS);
-            piece(&c, hpitch, k, &ho, &dof, &w, &n, &hp);
-            if (st->pending[i] && (rc = cufort_event_synchronize(st->done[i])))
+    int rc = my_stage(workers, &st);
+    if (rc)
+        return rc;
+    transfer x = transfer_of((void *)host, hpitch, width, cols, workers, CUFORT_D2H);
+    failure f = {0, ""};
+#pragma omp parallel num_threads(workers)
+    {
+        /* up to SLOTS ranges in flight per thread, unpacked oldest first */
+        int w = omp_get_thread_num(), head = 0, count = 0;
+        size_t at[SLOTS], bytes[SLOTS];
+        for (;;) {
+            while (count < SLOTS && !stopped(&f)) {
+                int i = (head + count) % SLOTS;
+                if (!claim(&x, &at[i], &bytes[i]))
+                    break;
+                if (failed(&f, free_slot(st, w, i)) ||
+                    failed(&f, queue_dma(st, w, i, s, st->ring[w] + (size_t)i * PIECE,
+                                         (const char *)dev + at[i], bytes[i], CUFORT_D2H)))
+                    break;
+                count++;
+            }
+            if (count == 0 || stopped(&f) || failed(&f, free_slot(st, w, head)))
                 break;
-            rc = ops->copy2d(st->slot[i], w * n, (const char *)dev + dof, w * n, w * n, 1, CUFORT_D2H,
-                             s, 1);
-            if (rc || (rc = cufort_event_record(st->done[i], s)))
-                break;
-            st->pending[i] = 1;
-        }
-        if (k > 0) {
-            int i = (int)((k - 1) % SLOTS);
-            piece(&c, hpitch, k - 1, &ho, &dof, &w, &n, &hp);
-            if ((rc = cufort_event_synchronize(st->done[i])))
-                break;
-            st->pending[i] = 0;
-            parallel_copy((char *)host + ho, hp, st->slot[i], w, w, n);
+            unpack(&x, st->ring[w] + (size_t)head * PIECE, at[head], bytes[head]);
+            head = (head + 1) % SLOTS;
+            count--;
         }
     }
-    return rc;
+    return settle(&f);
 }

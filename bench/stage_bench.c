@@ -1,0 +1,459 @@
+/* stage_bench.c — how fast can a pageable host array reach the GPU (and come back) on this host?
+ * The experiment behind c_wrappers/thunk/staging.c's design (bench/NOTES_staging.md).  One 512 MiB
+ * pageable array each way, random data, medians of REPS after a warm-up, wall clock around the whole
+ * transfer (it returns when the data is where it should be).  Cases:
+ *   host      memcpy between pageable arrays, plain and with non-temporal stores, 1..16 threads
+ *   dma       cudaMemcpyAsync from/to pinned memory, each way and both at once (the PCIe ceiling)
+ *   two-slot  the v1 scheme: two 8 MiB pinned slots, all threads pack one slot per step
+ *   ring      each host thread owns a ring of S pinned slots of C bytes and streams its own chunks
+ *             (chunk k goes to thread k mod T), plain or non-temporal stores
+ *   both      a ring upload and a ring download at once (what a tiled GEMM does)
+ *   register  cudaHostRegister + cudaHostUnregister of the array
+ * Output: one line per case, "direction case GB/s", and a CSV on argv[1] when given. */
+#include <cuda_runtime.h>
+#include <emmintrin.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+enum { REPS = 7, MAXT = 16, MAXS = 4 };
+static const size_t BYTES = (size_t)512 << 20;
+static const size_t POOL = (size_t)256 << 20;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* non-temporal copy: stores bypass the cache (no read-for-ownership of the destination) */
+static void copy_nt(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > n) head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    memcpy(d + i, s + i, n - i);
+    _mm_sfence();
+}
+
+/* memcpy page by page, touching one line of the page PF_PAGES ahead first: the page walk (two
+ * levels under a hypervisor) of the next pages overlaps this page's copy */
+enum { PF_PAGES = 4 };
+static void copy_pf_page(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 4096) {
+        if (i + PF_PAGES * 4096 < n) __builtin_prefetch(s + i + PF_PAGES * 4096, 0, 3);
+        memcpy(d + i, s + i, n - i < 4096 ? n - i : 4096);
+    }
+}
+
+/* the same, every line of the page ahead */
+static void copy_pf_all(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 4096) {
+        size_t ahead = i + 2 * 4096;
+        for (size_t l = ahead; l < ahead + 4096 && l < n; l += 64) __builtin_prefetch(s + l, 0, 3);
+        memcpy(d + i, s + i, n - i < 4096 ? n - i : 4096);
+    }
+}
+
+typedef void (*copy_fn)(void *, const void *, size_t);
+static void copy_plain(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+static copy_fn copies[4] = {copy_plain, copy_nt, copy_pf_page, copy_pf_all};
+static const char *copy_names[4] = {"plain", "nt", "pf-page", "pf-all"};
+
+static FILE *csv;
+static void report(const char *dir, const char *what, double *t, int reps, size_t bytes)
+{
+    qsort(t, reps, sizeof *t, cmp);
+    double med = t[reps / 2];
+    printf("%-5s %-34s %8.2f ms %7.1f GB/s (min %.2f ms)\n", dir, what, med * 1e3, bytes / med / 1e9,
+           t[0] * 1e3);
+    if (csv) fprintf(csv, "%s,%s,%.4f,%.2f\n", dir, what, med * 1e3, bytes / med / 1e9);
+    fflush(stdout);
+}
+
+/* ---- host copies ---- */
+static void host_copy(char *dst, const char *src, size_t n, int threads, copy_fn f)
+{
+    size_t part = (n / threads + 4095) / 4096 * 4096;
+#pragma omp parallel num_threads(threads)
+    {
+        size_t at = (size_t)omp_get_thread_num() * part;
+        if (at < n) f(dst + at, src + at, n - at < part ? n - at : part);
+    }
+}
+
+static double host_read(const char *src, size_t n, int threads)
+{
+    double s = 0;
+#pragma omp parallel for num_threads(threads) reduction(+ : s) schedule(static)
+    for (size_t i = 0; i < n / 8; i++) s += ((const uint64_t *)src)[i] & 1;
+    return s;
+}
+
+/* ---- the pinned pool, the stream and per-thread events ---- */
+static char *pool;
+static cudaStream_t up, down;
+static cudaEvent_t ev[2][MAXT][MAXS];
+
+/* v1: two 8 MiB slots shared by all threads; pack slot i while the DMA drains slot i^1 */
+static void two_slot_up(char *dev, const char *host, size_t n, int threads)
+{
+    const size_t C = 8 << 20;
+    int pending[2] = {0, 0};
+    for (size_t k = 0; k * C < n; k++) {
+        int i = k & 1;
+        size_t len = n - k * C < C ? n - k * C : C;
+        if (pending[i]) CK(cudaEventSynchronize(ev[0][0][i]));
+        host_copy(pool + i * C, host + k * C, len, threads, copy_plain);
+        CK(cudaMemcpyAsync(dev + k * C, pool + i * C, len, cudaMemcpyHostToDevice, up));
+        CK(cudaEventRecord(ev[0][0][i], up));
+        pending[i] = 1;
+    }
+    CK(cudaStreamSynchronize(up));
+}
+
+static void two_slot_down(char *host, const char *dev, size_t n, int threads)
+{
+    const size_t C = 8 << 20;
+    size_t chunks = (n + C - 1) / C;
+    for (size_t k = 0; k <= chunks; k++) {
+        if (k < chunks) {
+            size_t len = n - k * C < C ? n - k * C : C;
+            CK(cudaMemcpyAsync(pool + (k & 1) * C, dev + k * C, len, cudaMemcpyDeviceToHost, down));
+            CK(cudaEventRecord(ev[1][0][k & 1], down));
+        }
+        if (k > 0) {
+            size_t j = k - 1, len = n - j * C < C ? n - j * C : C;
+            CK(cudaEventSynchronize(ev[1][0][j & 1]));
+            host_copy(host + j * C, pool + (j & 1) * C, len, threads, copy_plain);
+        }
+    }
+}
+
+/* ring: thread t streams chunks t, t+T, ... through its own S slots of C bytes */
+typedef struct { int T, S; size_t C; int nt; char *slots; int streams; } ring;
+static cudaStream_t ups[MAXT], downs[MAXT];
+
+static void ring_up(const ring *r, char *dev, const char *host, size_t n)
+{
+    size_t chunks = (n + r->C - 1) / r->C;
+#pragma omp parallel num_threads(r->T)
+    {
+        int t = omp_get_thread_num();
+        char *mine = r->slots + (size_t)t * r->S * r->C;
+        size_t j = 0;
+        for (size_t k = t; k < chunks; k += r->T, j++) {
+            int s = (int)(j % r->S);
+            size_t len = n - k * r->C < r->C ? n - k * r->C : r->C;
+            if (j >= (size_t)r->S) CK(cudaEventSynchronize(ev[0][t][s]));
+            copies[r->nt](mine + s * r->C, host + k * r->C, len);
+            cudaStream_t st_ = r->streams > 1 ? ups[t % r->streams] : up;
+            CK(cudaMemcpyAsync(dev + k * r->C, mine + s * r->C, len, cudaMemcpyHostToDevice, st_));
+            CK(cudaEventRecord(ev[0][t][s], st_));
+        }
+    }
+    CK(cudaStreamSynchronize(up));
+    for (int i = 0; i < r->streams; i++) CK(cudaStreamSynchronize(ups[i]));
+}
+
+static void ring_down(const ring *r, char *host, const char *dev, size_t n)
+{
+    size_t chunks = (n + r->C - 1) / r->C;
+#pragma omp parallel num_threads(r->T)
+    {
+        int t = omp_get_thread_num();
+        char *mine = r->slots + (size_t)t * r->S * r->C;
+        size_t mine_n = chunks > (size_t)t ? (chunks - t + r->T - 1) / r->T : 0;
+        /* keep S DMAs in flight ahead of the unpacking */
+        for (size_t j = 0; j < mine_n + r->S; j++) {
+            if (j >= (size_t)r->S) {
+                size_t jj = j - r->S, k = t + jj * r->T;
+                if (jj < mine_n) {
+                    int s = (int)(jj % r->S);
+                    size_t len = n - k * r->C < r->C ? n - k * r->C : r->C;
+                    CK(cudaEventSynchronize(ev[1][t][s]));
+                    copies[r->nt](host + k * r->C, mine + s * r->C, len);
+                }
+            }
+            if (j < mine_n) {
+                size_t k = t + j * r->T;
+                int s = (int)(j % r->S);
+                size_t len = n - k * r->C < r->C ? n - k * r->C : r->C;
+                cudaStream_t st_ = r->streams > 1 ? downs[t % r->streams] : down;
+                CK(cudaMemcpyAsync(mine + s * r->C, dev + k * r->C, len, cudaMemcpyDeviceToHost, st_));
+                CK(cudaEventRecord(ev[1][t][s], st_));
+            }
+        }
+    }
+}
+
+/* both at once: the upload on this thread, the download on a helper */
+typedef struct { const ring *r; char *host; const char *dev; size_t n; } down_job;
+static void *down_thread(void *p)
+{
+    down_job *j = p;
+    ring_down(j->r, j->host, j->dev, j->n);
+    return NULL;
+}
+
+static int check(const char *a, const char *b, size_t n, const char *what)
+{
+    if (memcmp(a, b, n)) {
+        fprintf(stderr, "MISMATCH after %s\n", what);
+        exit(1);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        csv = fopen(argv[1], "w");
+        if (csv) fprintf(csv, "direction,case,median_ms,GB_per_s\n");
+    }
+    struct cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    int hmm = 0, hmm_pt = 0;
+    cudaDeviceGetAttribute(&hmm, cudaDevAttrPageableMemoryAccess, 0);
+    cudaDeviceGetAttribute(&hmm_pt, cudaDevAttrPageableMemoryAccessUsesHostPageTables, 0);
+    printf("device %s; pageable memory access %d (host page tables %d); %d host threads; %zu MiB\n",
+           prop.name, hmm, hmm_pt, omp_get_max_threads(), BYTES >> 20);
+
+    char *a = malloc(BYTES), *b = malloc(BYTES), *c = malloc(BYTES), *dev, *dev2;
+    char *src[3] = {a, malloc(BYTES), malloc(BYTES)};   /* 1.5 GiB: more than the host's L3 */
+    if (!a || !b || !c || !src[1] || !src[2]) return 1;
+    int quick = argc > 2 && !strcmp(argv[2], "quick");
+    srand(7);
+    for (size_t i = 0; i < BYTES / 4; i++) ((uint32_t *)a)[i] = (uint32_t)rand() * 2654435761u;
+    memcpy(src[1], a, BYTES);
+    memcpy(src[2], a, BYTES);
+    memset(b, 0x5a, BYTES);
+    memset(c, 0x33, BYTES);
+    CK(cudaMalloc((void **)&dev, BYTES));
+    CK(cudaMalloc((void **)&dev2, BYTES));
+    CK(cudaHostAlloc((void **)&pool, POOL, cudaHostAllocDefault));
+    memset(pool, 1, POOL);
+    CK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking));
+    for (int i = 0; i < MAXT; i++) {
+        CK(cudaStreamCreateWithFlags(&ups[i], cudaStreamNonBlocking));
+        CK(cudaStreamCreateWithFlags(&downs[i], cudaStreamNonBlocking));
+    }
+    for (int d = 0; d < 2; d++)
+        for (int t = 0; t < MAXT; t++)
+            for (int s = 0; s < MAXS; s++) CK(cudaEventCreateWithFlags(&ev[d][t][s], cudaEventDisableTiming));
+    double t[REPS], t0;
+    char what[96];
+
+    /* host memory system */
+    int tcounts[] = {1, 2, 4, 8, 12, 16};
+    for (int f = 0; f < 4; f++)
+        for (int i = 0; i < 6; i++) {
+            host_copy(b, a, BYTES, tcounts[i], copies[f]);
+            for (int r = 0; r < REPS; r++) {
+                t0 = now();
+                host_copy(b, src[r % 3], BYTES, tcounts[i], copies[f]);
+                t[r] = now() - t0;
+            }
+            snprintf(what, sizeof what, "memcpy %s T=%d", copy_names[f], tcounts[i]);
+            report("host", what, t, REPS, BYTES);
+        }
+    check(a, b, BYTES, "host copy");
+    for (int i = 0; i < 6; i++) {
+        volatile double sink = host_read(a, BYTES, tcounts[i]);
+        for (int r = 0; r < REPS; r++) {
+            t0 = now();
+            sink += host_read(src[r % 3], BYTES, tcounts[i]);
+            t[r] = now() - t0;
+        }
+        (void)sink;
+        snprintf(what, sizeof what, "read T=%d", tcounts[i]);
+        report("host", what, t, REPS, BYTES);
+    }
+
+    /* the PCIe ceiling: pinned pool, 256 MiB each way */
+    for (int r = 0; r < REPS; r++) {
+        t0 = now();
+        CK(cudaMemcpyAsync(dev, pool, POOL, cudaMemcpyHostToDevice, up));
+        CK(cudaStreamSynchronize(up));
+        t[r] = now() - t0;
+    }
+    report("h2d", "dma pinned 256 MiB", t, REPS, POOL);
+    for (int r = 0; r < REPS; r++) {
+        t0 = now();
+        CK(cudaMemcpyAsync(pool, dev, POOL, cudaMemcpyDeviceToHost, down));
+        CK(cudaStreamSynchronize(down));
+        t[r] = now() - t0;
+    }
+    report("d2h", "dma pinned 256 MiB", t, REPS, POOL);
+    for (int r = 0; r < REPS; r++) {
+        t0 = now();
+        CK(cudaMemcpyAsync(dev, pool, POOL / 2, cudaMemcpyHostToDevice, up));
+        CK(cudaMemcpyAsync(pool + POOL / 2, dev2, POOL / 2, cudaMemcpyDeviceToHost, down));
+        CK(cudaStreamSynchronize(up));
+        CK(cudaStreamSynchronize(down));
+        t[r] = now() - t0;
+    }
+    report("both", "dma pinned 128+128 MiB", t, REPS, POOL);
+    for (int r = 0; r < REPS; r++) {
+        t0 = now();
+        CK(cudaMemcpy(dev, a, BYTES, cudaMemcpyHostToDevice));
+        t[r] = now() - t0;
+    }
+    report("h2d", "cudaMemcpy pageable", t, REPS, BYTES);
+
+    /* v1 two-slot scheme */
+    for (int T = 8; T <= 16; T += 8) {
+        two_slot_up(dev, a, BYTES, T);
+        for (int r = 0; r < REPS; r++) {
+            t0 = now();
+            two_slot_up(dev, a, BYTES, T);
+            t[r] = now() - t0;
+        }
+        snprintf(what, sizeof what, "two-slot 8M T=%d", T);
+        report("h2d", what, t, REPS, BYTES);
+        memset(b, 0x5a, BYTES);
+        for (int r = 0; r < REPS; r++) {
+            t0 = now();
+            two_slot_down(b, dev, BYTES, T);
+            t[r] = now() - t0;
+        }
+        check(a, b, BYTES, "two-slot");
+        report("d2h", what, t, REPS, BYTES);
+    }
+
+    /* DMA streams: one for all threads, or one per thread group */
+    if (quick)
+        for (int ci = 0; ci < 3; ci++)
+            for (int ns = 1; ns <= 8; ns *= 2) {
+                size_t C = (size_t[]){1 << 20, 2 << 20, 4 << 20}[ci];
+                ring r = {8, 3, C, 0, pool, ns};
+                snprintf(what, sizeof what, "ring T=8 C=%zuK S=3 streams=%d up plain/down nt", C >> 10, ns);
+                ring_up(&r, dev, a, BYTES);
+                for (int k = 0; k < REPS; k++) {
+                    t0 = now();
+                    ring_up(&r, dev, src[k % 3], BYTES);
+                    t[k] = now() - t0;
+                }
+                report("h2d", what, t, REPS, BYTES);
+                r.nt = 1;
+                for (int k = 0; k < REPS; k++) {
+                    t0 = now();
+                    ring_down(&r, b, dev, BYTES);
+                    t[k] = now() - t0;
+                }
+                check(a, b, BYTES, what);
+                report("d2h", what, t, REPS, BYTES);
+            }
+
+    /* rings */
+    int Ts[] = {4, 8, 12, 16};
+    size_t Cs[] = {256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20};
+    int Ss[] = {2, 3, 4};
+    for (int ti = 0; ti < 4; ti++)
+        for (int ci = 0; ci < 5; ci++)
+            for (int si = 0; si < 3; si++)
+                for (int f = 0; f < 4; f++) {
+                    ring r = {Ts[ti], Ss[si], Cs[ci], f, pool, 1};
+                    if ((size_t)r.T * r.S * r.C > POOL) continue;
+                    if (quick && (r.C != (2 << 20) || r.S != 3 || (r.T != 8 && r.T != 16))) continue;
+                    if (!quick && f > 1) continue;
+                    snprintf(what, sizeof what, "ring T=%d C=%zuK S=%d %s", r.T, r.C >> 10, r.S,
+                             copy_names[f]);
+                    ring_up(&r, dev, a, BYTES);
+                    for (int k = 0; k < REPS; k++) {
+                        t0 = now();
+                        ring_up(&r, dev, src[k % 3], BYTES);
+                        t[k] = now() - t0;
+                    }
+                    report("h2d", what, t, REPS, BYTES);
+                    memset(b, 0x5a, BYTES);
+                    for (int k = 0; k < REPS; k++) {
+                        t0 = now();
+                        ring_down(&r, b, dev, BYTES);
+                        t[k] = now() - t0;
+                    }
+                    check(a, b, BYTES, what);
+                    report("d2h", what, t, REPS, BYTES);
+                }
+
+    /* both directions at once, half the pool each */
+    CK(cudaMemcpy(dev2, dev, BYTES, cudaMemcpyDeviceToDevice));
+    for (int ti = 0; ti < 3; ti++)
+        for (int ci = 0; ci < 3; ci++)
+            for (int f = 0; f < 4; f++) {
+                int T = (int[]){4, 6, 8}[ti];
+                size_t C = (size_t[]){512 << 10, 1 << 20, 2 << 20}[ci];
+                if (quick ? T != 8 || C != (2 << 20) || f == 1 : f > 1) continue;
+                /* quick: the upload packs with copy f, the download unpacks with nt */
+                ring ru = {T, 3, C, quick ? f : 0, pool, 1}, rd = {T, 3, C, quick ? 1 : f, pool + POOL / 2, 1};
+                snprintf(what, sizeof what, "rings T=%d+%d C=%zuK S=3 up %s; down %s", T, T, C >> 10,
+                         copy_names[ru.nt], copy_names[rd.nt]);
+                for (int k = 0; k < REPS; k++) {
+                    down_job j = {&rd, b, dev2, BYTES};
+                    pthread_t th;
+                    memset(b, 0x5a, BYTES);
+                    t0 = now();
+                    pthread_create(&th, NULL, down_thread, &j);
+                    ring_up(&ru, dev, src[k % 3], BYTES);
+                    pthread_join(th, NULL);
+                    t[k] = now() - t0;
+                }
+                check(a, b, BYTES, what);
+                report("both", what, t, REPS, 2 * BYTES);
+            }
+
+    /* registering the array instead */
+    for (int r = 0; r < REPS; r++) {
+        t0 = now();
+        CK(cudaHostRegister(c, BYTES, cudaHostRegisterDefault));
+        CK(cudaMemcpyAsync(dev, c, BYTES, cudaMemcpyHostToDevice, up));
+        CK(cudaStreamSynchronize(up));
+        CK(cudaHostUnregister(c));
+        t[r] = now() - t0;
+    }
+    report("h2d", "register + dma + unregister", t, REPS, BYTES);
+    for (int r = 0; r < REPS; r++) {
+        t0 = now();
+        CK(cudaHostRegister(c, BYTES, cudaHostRegisterDefault));
+        CK(cudaHostUnregister(c));
+        t[r] = now() - t0;
+    }
+    report("reg", "register + unregister only", t, REPS, BYTES);
+    if (csv) fclose(csv);
+    return 0;
+}
