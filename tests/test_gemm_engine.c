@@ -232,6 +232,15 @@ static void plan_checks(void)
     size_t once = (size_t)(70 * 101 + 101 * 33 + 2 * 70 * 33) * 8;   /* A, B in; C in and out */
     CHECK(info.bytes_in + info.bytes_out == once, "resident: every byte crosses once",
           "moved %zu + %zu bytes, want %zu", info.bytes_in, info.bytes_out, once);
+    /* pageable and at most two tiles tall: tiles of whole columns with the bytes of 40 x 40 floats,
+     * 70 x 11 doubles */
+    case_t tall = make('d', 'N', 'N', 70, 100, 37, 1.0, 1.0, 0);
+    setenv("CUFORT_GEMM_TILE", "40", 1);
+    check_case(&tall, "plan");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.resident && info.mb == 70 && info.nb == 11, "tile 40, m = 70: tall 70 x 11 tiles",
+          "resident %d mb %lld nb %lld", info.resident, (long long)info.mb, (long long)info.nb);
+    setenv("CUFORT_GEMM_TILE", "16", 1);
     setenv("CUFORT_DEVICE_MEMORY_CAP", "24K", 1);
     check_case(&c, "plan");
     cufort_thunk_gemm_last_plan(&info);
@@ -301,6 +310,9 @@ int main(int argc, char **argv)
     check_case(&big, "tile 256 staged");
     big.prec = 'z';
     check_case(&big, "tile 256 staged");
+    setenv("CUFORT_GEMM_TILE", "512", 1);   /* m = 700 <= 2 x 512: four tall tiles of 700 x 187 */
+    big.prec = 'd';
+    check_case(&big, "tile 512 staged, tall");
     /* eight threads at once, tiled, then out of core */
     setenv("CUFORT_GEMM_TILE", "20", 1);
     ck_threads(8, thread_body, "tiled gemm from 8 threads");

@@ -12,17 +12,19 @@
  *
  * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
  * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
- * pack each block into pinned memory; the loop then downloads tile t-1 while the GPU computes tile
- * t, so the host's copies (the bottleneck on pageable memory) run back to back. */
+ * pack each block into pinned memory; the loop downloads tile t-2 after queuing tile t, so the
+ * host's copies (the bottleneck on pageable memory) run back to back. */
 #include <stdlib.h>
 
 #include "gemm_engine.h"
 #include "staging.h"
 #include "thread_state.h"
 #include "thunk.h"
+#include "worker.h"
 
 /* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most),
- * 4096 when they are pageable (fewer, larger staged copies; measured on the H100 host, NOTES_gemm). */
+ * 4096 when they are pageable (fewer, larger staged copies; measured on the H100 host, NOTES_gemm),
+ * and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
        ALIGN = 256 };
 
@@ -38,11 +40,14 @@ typedef struct {
     int used_recorded;
 } slot;
 
+struct job;
+
 typedef struct {
     char *dev;
     int64_t i, j;                /* the tile it holds */
     cufort_event ev[C_EVENTS];
     int done_recorded;
+    struct job *owner;           /* the call whose download the worker thread runs */
 } c_slot;
 
 typedef struct {
@@ -50,6 +55,7 @@ typedef struct {
     cufort_stream h2d, comp, d2h;
     slot a[MAX_PANELS], b[MAX_PANELS];
     c_slot c[C_SLOTS];
+    cufort_worker *downloads;    /* started by the first call with pageable C and 3+ tiles */
     cufort_gemm_plan_info last;
 } engine;
 
@@ -64,6 +70,7 @@ static void release_engine(cufort_thread_state *s)
 {
     engine *e = (engine *)s;
     const cufort_backend_ops *ops = cufort_ops();
+    cufort_worker_stop(e->downloads);
     for (int i = 0; i < MAX_PANELS; i++) {
         destroy_events(e->a[i].ev, BLOCK_EVENTS);
         destroy_events(e->b[i].ev, BLOCK_EVENTS);
@@ -106,7 +113,7 @@ static int my_engine(engine **out)
 
 /* ---- one call ---- */
 
-typedef struct {
+typedef struct job {
     char prec, ta, tb;
     int64_t m, n, k, lda, ldb, ldc;
     const void *alpha, *beta;
@@ -223,6 +230,15 @@ static int plan(job *j, size_t cap)
     int64_t t = tile_size(j), k = j->kt ? j->k : 0;
     j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
     j->nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
+    if (!j->pinned && j->m <= 2 * t) {
+        /* pageable, C at most two tiles tall: tiles of whole columns, so A is one panel and the
+         * staged copies of A, B and C move whole columns (packed when ld = m).  A tile holds the
+         * bytes of t x t floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and
+         * download, which nothing overlaps, stay short. */
+        int64_t cols = t * t * 4 / (j->m * (int64_t)j->es);
+        j->mb = j->m;
+        j->nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
+    }
     j->kb = k;
     j->resident = 1;
     j->na = k ? (int)cdiv(j->m, j->mb) : 0;
@@ -413,26 +429,68 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     return st;
 }
 
-static int run(job *j)
+static int download_task(void *slot)
 {
-    int64_t pending = -1, t = 0;
-    int st = CUFORT_SUCCESS;
-    for (int64_t jj = 0; jj < j->nt && !st; jj++)
-        for (int64_t i = 0; i < j->mt && !st; i++, t++) {
-            st = tile(j, &j->e->c[t % j->nc], i, jj);
-            /* tile t-1 comes back while the GPU works on tile t */
-            if (!st && pending >= 0)
-                st = download(j, &j->e->c[pending % j->nc]);
-            pending = t;
-        }
-    if (!st && pending >= 0)
-        st = download(j, &j->e->c[pending % j->nc]);
-    return st;
+    c_slot *c = slot;
+    return download(c->owner, c);
 }
 
 static int pinned_matrix(const job *j, const void *p, int64_t rows, int64_t cols, int64_t ld)
 {
     return cufort_host_pinned(p, (size_t)cufort_extent_mat(rows, cols, ld) * j->es);
+}
+
+/* Tile t is queued before tile t - lag comes back.  With two tiles in flight (lag 2, when there are
+ * C slots for it) the host, whose staged copies bound pageable GEMMs, goes on packing the next
+ * tile while the GPU finishes the one it would otherwise wait for.  A slot is reused nc tiles
+ * later, so lag <= nc - 1 keeps its download queued before its next upload.  Pageable C tiles
+ * come back through the engine's worker thread: their unpacking then runs while this thread packs
+ * uploads (the slot's download is waited for before the slot is used again). */
+static int run(job *j)
+{
+    const int64_t lag = j->nc > 2 ? 2 : 1;
+    int64_t t = 0, back = 0;     /* tiles queued; tiles whose download is queued */
+    int64_t ticket[C_SLOTS] = {0}, last = 0;
+    cufort_worker *w = NULL;
+    int st = CUFORT_SUCCESS;
+    if (j->mt * j->nt > lag && !pinned_matrix(j, j->C, j->m, j->n, j->ldc)) {
+        if (!j->e->downloads)
+            st = cufort_worker_start(&j->e->downloads);
+        w = j->e->downloads;
+    }
+    for (int64_t jj = 0; jj < j->nt && !st; jj++)
+        for (int64_t i = 0; i < j->mt && !st; i++) {
+            int s = (int)(t % j->nc);
+            if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
+                break;
+            st = tile(j, &j->e->c[s], i, jj);
+            t++;
+            while (!st && t - back > lag) {
+                c_slot *c = &j->e->c[back % j->nc];
+                if (w) {
+                    c->owner = j;
+                    last = ticket[back % j->nc] = cufort_worker_post(w, download_task, c);
+                } else {
+                    st = download(j, c);
+                }
+                back++;
+            }
+        }
+    while (!st && back < t) {
+        c_slot *c = &j->e->c[back % j->nc];
+        if (w) {
+            c->owner = j;
+            last = cufort_worker_post(w, download_task, c);
+        } else {
+            st = download(j, c);
+        }
+        back++;
+    }
+    if (w && last) {   /* the worker must be done with this call's slots and arrays */
+        int done = cufort_worker_wait(w, last);
+        st = st ? st : done;
+    }
+    return st;
 }
 
 int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, int64_t m,
