@@ -161,6 +161,10 @@ int main(int argc, char **argv)
         CB(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
         CB(cublasSasum(h, (int)nf, x, 1, &hostres)); });
     timeit("f32 64M", "cufort sum (kernel, default grid SMs*64)", bf, s, [&] { ours(CUFORT_KS, CUFORT_RSUM, nf, x, nullptr, fres, 0); });
+    timeit("f32 64M", "cufort sum (kernel, pass 2 without PDL)", bf, s, [&] {
+        cufort_kreduce_pdl = 0;
+        ours(CUFORT_KS, CUFORT_RSUM, nf, x, nullptr, fres, 0);
+        cufort_kreduce_pdl = 1; });
     timeit("f32 64M", "cufort sum (kernel, grid SMs*8)", bf, s, [&] { ours(CUFORT_KS, CUFORT_RSUM, nf, x, nullptr, fres, sms * 8); });
     timeit("f32 64M", "cufort sum (kernel, grid SMs*16)", bf, s, [&] { ours(CUFORT_KS, CUFORT_RSUM, nf, x, nullptr, fres, sms * 16); });
     timeit("f32 64M", "cufort sum (kernel, 1 block/chunk)", bf, s, [&] { ours(CUFORT_KS, CUFORT_RSUM, nf, x, nullptr, fres, 1 << 30); });
@@ -173,6 +177,22 @@ int main(int argc, char **argv)
     timeit("f32 64M", "cufort dot (x and y read)", 2 * bf, s, [&] { ours(CUFORT_KS, CUFORT_RDOT, nf, x, y, fres, 0); });
     timeit("f32 64M", "cufort sum, incx=2 (32M elements, strided)", bf / 2, s, [&] {
         cufort_kreduce_launch(CUFORT_KS, CUFORT_RSUM, (int64_t)nf / 2, x, 2, nullptr, 1, 0, 0.0, partials, fres, 0, s); });
+    // the same, ten calls back to back per timed region: the launch latency that one call per
+    // region leaves in its time is hidden as it is in any loop (cublasSasum in host pointer mode
+    // still waits for each result)
+    const int B10 = 10;
+    timeit("f32 64M x10", "CUB DeviceReduce::Sum", B10 * bf, s, [&] {
+        for (int r = 0; r < B10; r++) cub::DeviceReduce::Sum(cub_tmp, cub_bytes, x, fres, (int64_t)nf, s); });
+    timeit("f32 64M x10", "cublasSasum (pointer mode device)", B10 * bf, s, [&] {
+        CB(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+        for (int r = 0; r < B10; r++) CB(cublasSasum(h, (int)nf, x, 1, fres)); });
+    timeit("f32 64M x10", "cublasSasum (pointer mode host)", B10 * bf, s, [&] {
+        CB(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+        for (int r = 0; r < B10; r++) CB(cublasSasum(h, (int)nf, x, 1, &hostres)); });
+    timeit("f32 64M x10", "cufort_sreduce_sum_dev (C ABI)", B10 * bf, s, [&] {
+        for (int r = 0; r < B10; r++) cufort_sreduce_sum_dev((int64_t)nf, x, 1, fres); });
+    timeit("f32 64M x10", "cufort_sreduce_sum (C ABI, host result)", B10 * bf, s, [&] {
+        for (int r = 0; r < B10; r++) cufort_sreduce_sum((int64_t)nf, x, 1, &hostres); });
     timeit("f64 32M", "CUB DeviceReduce::Sum", bd, s, [&] { cub::DeviceReduce::Sum(cub_tmp, cub_bytes_d, xd, dres, (int64_t)nd, s); });
     timeit("f64 32M", "cublasDasum (pointer mode device)", bd, s, [&] {
         CB(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));

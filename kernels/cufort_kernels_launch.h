@@ -52,6 +52,10 @@ static inline int64_t cufort_kreduce_nchunks(int kind, int64_t n)
     return n <= 0 ? 0 : (n + c - 1) / c;
 }
 
+/* 1 (default): the second pass is a programmatic dependent launch (Hopper and later; older GPUs
+ * ignore it); bench_kernels sets 0 to time the plain launch side by side */
+extern int cufort_kreduce_pdl;
+
 /* bytes of one chunk partial of (kind, op); 0 when the pair is not supported */
 size_t cufort_kreduce_partial_bytes(int kind, int op);
 

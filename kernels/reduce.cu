@@ -5,8 +5,9 @@
 // grid-stride loop over fixed-size chunks, 16-byte vector loads where the vector is contiguous and
 // aligned (eight in flight per thread), per-thread serial accumulation, __shfl_down_sync trees, one
 // barrier per chunk (double-buffered shared slots), one partial per chunk, and a one-block second
-// pass in a fixed order.  (A one-launch variant whose last block ran the second pass was measured
-// slower — bench/NOTES.md v3 — and removed.)  No floating-point atomics: the bits depend on n only (see
+// pass in a fixed order, launched as a programmatic dependent launch so that its launch overlaps
+// the first pass's tail (bench/NOTES.md v4).  (A one-launch variant whose last block ran the
+// second pass was measured slower — v3 — and removed.)  No floating-point atomics: the bits depend on n only (see
 // cufort_kernels_launch.h), never on the grid.  Products are formed with __fmul_rn/__dmul_rn so
 // that no multiply-add is contracted into an FMA: the host backend replays the same arithmetic.
 #include <cuda_runtime.h>
@@ -276,6 +277,9 @@ __global__ void __launch_bounds__(THREADS) reduce_pass1(Op op, const T *__restri
     __shared__ P slot[2][THREADS / 32];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     int parity = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();   // pass 2 may be scheduled once every block runs
+#endif
     for (int64_t c = blockIdx.x; c < nchunks; c += gridDim.x, parity ^= 1) {
         const int64_t base = c * CHUNK;
         P acc = op.identity();
@@ -324,9 +328,21 @@ __global__ void __launch_bounds__(THREADS2) reduce_pass2(Op op, const typename O
     typedef typename Op::P P;
     __shared__ P slot[THREADS2 / 32];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();   // launched early (PDL): wait for pass 1's partials here
+#endif
+    // all of a thread's loads of a round first, then the folds in order (the same bits)
+    constexpr int BATCH = 8;
     P acc = op.identity();
-#pragma unroll 4
-    for (int64_t p = t; p < np; p += THREADS2) acc = op.combine(acc, partials[p]);
+    for (int64_t p0 = t; p0 < np; p0 += (int64_t)THREADS2 * BATCH) {
+        P v[BATCH];
+#pragma unroll
+        for (int u = 0; u < BATCH; u++)
+            if (p0 + (int64_t)u * THREADS2 < np) v[u] = partials[p0 + (int64_t)u * THREADS2];
+#pragma unroll
+        for (int u = 0; u < BATCH; u++)
+            if (p0 + (int64_t)u * THREADS2 < np) acc = op.combine(acc, v[u]);
+    }
     acc = warp_tree(op, acc);
     if (lane == 0) slot[warp] = acc;
     __syncthreads();
@@ -365,9 +381,19 @@ cudaError_t run(Op op, int64_t n, const void *xv, int64_t incx, const void *yv, 
                                                      static_cast<typename Op::P *>(partials), vec);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    reduce_pass2<Op><<<1, THREADS2, 0, s>>>(op, static_cast<const typename Op::P *>(partials), nchunks,
-                                             static_cast<typename Op::Res *>(result));
-    return cudaGetLastError();
+    // Programmatic dependent launch: pass 2's block is made resident while pass 1 drains and waits
+    // in cudaGridDependencySynchronize, so the launch gap between the passes leaves the timeline.
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(THREADS2);
+    cfg.stream = s;
+    cudaLaunchAttribute pdl[1];
+    pdl[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = pdl;
+    cfg.numAttrs = cufort_kreduce_pdl ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, reduce_pass2<Op>, op, static_cast<const typename Op::P *>(partials),
+                              nchunks, static_cast<typename Op::Res *>(result));
 }
 
 template <class T>
@@ -436,6 +462,8 @@ template <class T> size_t partial_complex(int op)
 }
 
 } // namespace
+
+extern "C" int cufort_kreduce_pdl = 1;
 
 extern "C" size_t cufort_kreduce_partial_bytes(int kind, int op)
 {
