@@ -14,6 +14,7 @@
  * LD_PRELOAD=libnvblas.so (bench/gemm_run.sh sets that up), reported as mode nvblas[_tag].
  *
  * BENCH_TAG is appended to every mode name (runs with CUFORT_ALLOW_TF32=1 or a memory cap).
+ * BENCH_AB compares engine settings rep by rep (see ab_engine); BENCH_REPS sets the repetitions.
  * Usage: bench_gemm [--precs sdz] [--sizes 256,512,...] [--modes a,b,...] [--nvblas[=tag]]
  * Prints a table and appends rows "prec,n,mode,ms,tflops" to $OUT/bench_gemm.csv (else ./). */
 #define _GNU_SOURCE
@@ -29,6 +30,10 @@
 #include <time.h>
 
 #include "cufort.h"
+
+/* c_wrappers/thunk/staging.h (internal, exported) */
+int cufort_stage_to_device(void *dev, const void *host, size_t hpitch, size_t width, size_t cols);
+int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t width, size_t cols);
 
 #define CK(x)                                                                                     \
     do {                                                                                          \
@@ -90,7 +95,12 @@ static void *ctype_scalar(problem *pr, int which)   /* alpha (0) or beta (1), in
 }
 
 /* ---- timing ---- */
-static int reps_for(int n) { return n <= 1024 ? 10 : n <= 4096 ? 5 : n <= 8192 ? 3 : 2; }
+static int reps_for(int n)
+{
+    const char *env = getenv("BENCH_REPS");   /* more repetitions where the machine is noisy */
+    if (env && atoi(env) > 0) return atoi(env);
+    return n <= 1024 ? 10 : n <= 4096 ? 5 : n <= 8192 ? 3 : 2;
+}
 
 typedef void (*runner)(problem *, void *ctx);
 
@@ -118,6 +128,39 @@ static void engine(problem *pr, void *ctx)
     case 's': CK(cufort_sgemm_host('N', 'N', n, n, n, 1.0f, A, n, B, n, 1.0f, C, n)); break;
     case 'd': CK(cufort_dgemm_host('N', 'N', n, n, n, 1.0, A, n, B, n, 1.0, C, n)); break;
     default: CK(cufort_zgemm_host('N', 'N', n, n, n, 1.0, A, n, B, n, 1.0, C, n));
+    }
+}
+
+static void emit(problem *pr, const char *mode_base, double ms);
+
+/* BENCH_AB="VAR=a;VAR=b;..." (VAR= unsets VAR): the engine on pageable arrays under each setting,
+ * the settings taking turns rep by rep, so that a slow spell of this shared host falls on all of
+ * them alike; one row per setting, mode engine_pageable[setting] */
+static void ab_engine(problem *pr, const char *spec)
+{
+    char buf[512], *set[8], *save;
+    int ns = 0, reps = reps_for(pr->n);
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *tok = strtok_r(buf, ";", &save); tok && ns < 8; tok = strtok_r(NULL, ";", &save))
+        set[ns++] = tok;
+    double t[8][16];
+    for (int r = -1; r < reps; r++)   /* r = -1: a warm-up of each */
+        for (int k = 0; k < ns; k++) {
+            char var[128], *eq;
+            snprintf(var, sizeof var, "%s", set[k]);
+            if (!(eq = strchr(var, '='))) continue;
+            *eq = 0;
+            if (eq[1]) setenv(var, eq + 1, 1); else unsetenv(var);
+            double t0 = now();
+            engine(pr, NULL);
+            if (r >= 0) t[k][r] = (now() - t0) * 1e3;
+            unsetenv(var);
+        }
+    for (int k = 0; k < ns; k++) {
+        char mode[160];
+        qsort(t[k], reps, sizeof(double), cmp);
+        snprintf(mode, sizeof mode, "engine_pageable[%s] (min %.1f)", set[k], t[k][0]);
+        emit(pr, mode, reps % 2 ? t[k][reps / 2] : 0.5 * (t[k][reps / 2 - 1] + t[k][reps / 2]));
     }
 }
 
@@ -243,6 +286,34 @@ static void copy_rates(void)
         }
     cudaFreeHost(h), cudaFreeHost(h2), cudaFree(d), cudaFree(d2);
     cudaStreamDestroy(s[0]), cudaStreamDestroy(s[1]);
+    /* pageable arrays through cufort's staging, in the shapes the engine moves at n = 8192 */
+    struct { const char *what; size_t width, pitch, cols; } shapes[] = {
+        {"packed 512 MiB", (size_t)512 << 20, (size_t)512 << 20, 1},
+        {"16 KiB of each 64 KiB x 8192 (row panel, T = 2048)", 16384, 65536, 8192},
+        {"32 KiB of each 64 KiB x 4096 (C tile, T = 4096)", 32768, 65536, 4096},
+        {"packed 128 MiB", (size_t)128 << 20, (size_t)128 << 20, 1}};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+        size_t span = shapes[k].pitch * shapes[k].cols, bytes = shapes[k].width * shapes[k].cols;
+        char *ph = malloc(span);
+        CK(!ph);
+        memset(ph, 1, span);
+        CK(cudaMalloc(&d, bytes));
+        double t[2][5];
+        for (int r = 0; r < 6; r++) {   /* the first is a warm-up */
+            double t0 = now();
+            CK(cufort_stage_to_device(d, ph, shapes[k].pitch, shapes[k].width, shapes[k].cols));
+            CK(cudaDeviceSynchronize());
+            double t1 = now();
+            CK(cufort_stage_to_host(ph, shapes[k].pitch, d, shapes[k].width, shapes[k].cols));
+            double t2 = now();
+            if (r) t[0][r - 1] = t1 - t0, t[1][r - 1] = t2 - t1;
+        }
+        qsort(t[0], 5, sizeof(double), cmp), qsort(t[1], 5, sizeof(double), cmp);
+        printf("# staged pageable %s: H2D %.1f GB/s, D2H %.1f GB/s\n", shapes[k].what,
+               bytes / t[0][2] / 1e9, bytes / t[1][2] / 1e9);
+        cudaFree(d);
+        free(ph);
+    }
 }
 
 /* ---- main ---- */
@@ -338,6 +409,7 @@ int main(int argc, char **argv)
                 CK(cufort_host_alloc(&pr.pC, (int64_t)pr.bytes));
                 memcpy(pr.pA, pr.A, pr.bytes), memcpy(pr.pB, pr.B, pr.bytes), memcpy(pr.pC, pr.C, pr.bytes);
             }
+            if (getenv("BENCH_AB")) ab_engine(&pr, getenv("BENCH_AB"));
             if (has(modes, "engine_pageable")) emit(&pr, "engine_pageable", median_ms(&pr, engine, NULL));
             if (has(modes, "engine_pinned")) emit(&pr, "engine_pinned", median_ms(&pr, engine, &pr));
             if (has(modes, "naive")) emit(&pr, "naive", median_ms(&pr, naive, NULL));
