@@ -26,6 +26,9 @@ say "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=
 cpu=$(ldconfig -p 2>/dev/null | awk '/libopenblas\.so\.0 /{print $NF; exit}')
 [ -n "$cpu" ] || cpu=$(ls "$B"/runtime/libopenblas.so.0 "$B"/runtime/libblas.so.3 2>/dev/null | head -n1)
 export BENCH_CPU_BLAS=$cpu CUFORT_CPU_BLAS=$cpu
+# The drop-in sets this before it loads the CPU BLAS (c_wrappers/dropin/cpu_blas.c); bench_gemm
+# loads OpenBLAS itself first, for its CPU column, so the same setting is made here.
+export OPENBLAS_THREAD_TIMEOUT=${OPENBLAS_THREAD_TIMEOUT:-4}
 say "CPU BLAS: $cpu, $OMP_NUM_THREADS threads"
 SIZES=${GEMM_SIZES:-64,128,256,384,512,768,1024,2048,4096,8192,16384}
 ZSIZES=${GEMM_ZSIZES:-64,128,256,512,1024,2048,4096,8192}

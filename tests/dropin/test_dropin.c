@@ -492,6 +492,10 @@ int main(int argc, char **argv)
     snprintf(tmpdir, sizeof tmpdir, "/tmp/cufort_dropin_XXXXXX");
     if (!mkdtemp(tmpdir))
         snprintf(tmpdir, sizeof tmpdir, "/tmp");
+    /* the drop-in quiets OpenBLAS's spinning threads at load time unless the user chose */
+    const char *timeout = getenv("OPENBLAS_THREAD_TIMEOUT");
+    CHECK(timeout != NULL, "OPENBLAS_THREAD_TIMEOUT set by the drop-in at load time",
+          "it is unset");
     test_extras();
     test_routing();
     test_formulas();
