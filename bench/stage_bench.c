@@ -89,10 +89,27 @@ static void copy_pf_all(void *dst, const void *src, size_t n)
     }
 }
 
+/* memcpy, then each destination line demoted from this core's L1/L2 to the shared L3 (CLDEMOTE,
+ * a no-op hint where the CPU lacks it): the DMA engine then reads the slot from L3 instead of
+ * snooping it out of the core's private L2 */
+static void copy_demote(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+    for (size_t i = 0; i < n; i += 64) __asm__ volatile("cldemote %0" ::"m"(((const char *)dst)[i]));
+}
+
+/* memcpy, then each line written back (CLWB): the DMA engine reads clean lines */
+static void copy_clwb(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+    for (size_t i = 0; i < n; i += 64) __asm__ volatile("clwb %0" ::"m"(((const char *)dst)[i]));
+    _mm_sfence();
+}
+
 typedef void (*copy_fn)(void *, const void *, size_t);
 static void copy_plain(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
-static copy_fn copies[4] = {copy_plain, copy_nt, copy_pf_page, copy_pf_all};
-static const char *copy_names[4] = {"plain", "nt", "pf-page", "pf-all"};
+static copy_fn copies[6] = {copy_plain, copy_nt, copy_pf_page, copy_pf_all, copy_demote, copy_clwb};
+static const char *copy_names[6] = {"plain", "nt", "pf-page", "pf-all", "demote", "clwb"};
 
 static FILE *csv;
 static void report(const char *dir, const char *what, double *t, int reps, size_t bytes)
@@ -329,6 +346,62 @@ int main(int argc, char **argv)
         t[r] = now() - t0;
     }
     report("both", "dma pinned 128+128 MiB", t, REPS, POOL);
+    /* the same bytes in many copies: the DMA engine's cost per copy */
+    for (size_t piece = 1 << 20; piece <= (8 << 20); piece *= 2) {
+        for (int r = 0; r < REPS; r++) {
+            t0 = now();
+            for (size_t at = 0; at < POOL; at += piece)
+                CK(cudaMemcpyAsync(dev + at, pool + at, piece, cudaMemcpyHostToDevice, up));
+            CK(cudaStreamSynchronize(up));
+            t[r] = now() - t0;
+        }
+        snprintf(what, sizeof what, "dma pinned 256 MiB in %zu KiB copies", piece >> 10);
+        report("h2d", what, t, REPS, POOL);
+        for (int r = 0; r < REPS; r++) {
+            t0 = now();
+            for (size_t at = 0; at < POOL; at += piece)
+                CK(cudaMemcpyAsync(pool + at, dev + at, piece, cudaMemcpyDeviceToHost, down));
+            CK(cudaStreamSynchronize(down));
+            t[r] = now() - t0;
+        }
+        report("d2h", what, t, REPS, POOL);
+    }
+    /* a 2 MiB slot the CPU has just written (still in its cache), copied 128 times */
+    for (int r = 0; r < REPS; r++) {
+        t[r] = 0;
+        for (int k = 0; k < 128; k++) {
+            memcpy(pool, a + (size_t)k * (2 << 20), 2 << 20);
+            t0 = now();
+            CK(cudaMemcpyAsync(dev, pool, 2 << 20, cudaMemcpyHostToDevice, up));
+            CK(cudaStreamSynchronize(up));
+            t[r] += now() - t0;
+        }
+    }
+    report("h2d", "dma of a 2 MiB slot just written, x128", t, REPS, (size_t)128 << 21);
+    for (int f = 4; f < 6; f++) {
+        for (int r = 0; r < REPS; r++) {
+            t[r] = 0;
+            for (int k = 0; k < 128; k++) {
+                copies[f](pool, a + (size_t)k * (2 << 20), 2 << 20);
+                t0 = now();
+                CK(cudaMemcpyAsync(dev, pool, 2 << 20, cudaMemcpyHostToDevice, up));
+                CK(cudaStreamSynchronize(up));
+                t[r] += now() - t0;
+            }
+        }
+        snprintf(what, sizeof what, "dma of a 2 MiB slot just written, %s, x128", copy_names[f]);
+        report("h2d", what, t, REPS, (size_t)128 << 21);
+    }
+    for (int r = 0; r < REPS; r++) {
+        t[r] = 0;
+        for (int k = 0; k < 128; k++) {
+            t0 = now();
+            CK(cudaMemcpyAsync(dev, pool + (size_t)(k % 64) * (2 << 20), 2 << 20, cudaMemcpyHostToDevice, up));
+            CK(cudaStreamSynchronize(up));
+            t[r] += now() - t0;
+        }
+    }
+    report("h2d", "dma of a 2 MiB slot not in cache, x128", t, REPS, (size_t)128 << 21);
     for (int r = 0; r < REPS; r++) {
         t0 = now();
         CK(cudaMemcpy(dev, a, BYTES, cudaMemcpyHostToDevice));
@@ -387,7 +460,7 @@ int main(int argc, char **argv)
     for (int ti = 0; ti < 4; ti++)
         for (int ci = 0; ci < 5; ci++)
             for (int si = 0; si < 3; si++)
-                for (int f = 0; f < 4; f++) {
+                for (int f = 0; f < 6; f++) {
                     ring r = {Ts[ti], Ss[si], Cs[ci], f, pool, 1};
                     if ((size_t)r.T * r.S * r.C > POOL) continue;
                     if (quick && (r.C != (2 << 20) || r.S != 3 || (r.T != 8 && r.T != 16))) continue;
@@ -418,7 +491,7 @@ int main(int argc, char **argv)
             for (int f = 0; f < 4; f++) {
                 int T = (int[]){4, 6, 8}[ti];
                 size_t C = (size_t[]){512 << 10, 1 << 20, 2 << 20}[ci];
-                if (quick ? T != 8 || C != (2 << 20) || f == 1 : f > 1) continue;
+                if (f > 3 || (quick ? T != 8 || C != (2 << 20) || f == 1 : f > 1)) continue;
                 /* quick: the upload packs with copy f, the download unpacks with nt */
                 ring ru = {T, 3, C, quick ? f : 0, pool, 1}, rd = {T, 3, C, quick ? 1 : f, pool + POOL / 2, 1};
                 snprintf(what, sizeof what, "rings T=%d+%d C=%zuK S=3 up %s; down %s", T, T, C >> 10,
