@@ -14,6 +14,7 @@
  * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
  * pack each block into pinned memory; the loop downloads tile t-2 after queuing tile t, so the
  * host's copies (the bottleneck on pageable memory) run back to back. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "gemm_engine.h"
@@ -55,7 +56,8 @@ typedef struct {
     cufort_stream h2d, comp, d2h;
     slot a[MAX_PANELS], b[MAX_PANELS];
     c_slot c[C_SLOTS];
-    cufort_worker *downloads;    /* started by the first call with pageable C and 3+ tiles */
+    cufort_worker *downloads;    /* started by the first call with pageable C and more tiles than
+                                    it keeps in flight */
     cufort_gemm_plan_info last;
 } engine;
 
@@ -235,7 +237,8 @@ static int plan(job *j, size_t cap)
          * staged copies of A, B and C move whole columns (packed when ld = m).  A tile holds the
          * bytes of t x t floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and
          * download, which nothing overlaps, stay short. */
-        int64_t cols = t * t * 4 / (j->m * (int64_t)j->es);
+        double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
+        int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
         j->mb = j->m;
         j->nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
     }
@@ -446,6 +449,17 @@ static int pinned_matrix(const job *j, const void *p, int64_t rows, int64_t cols
  * later, so lag <= nc - 1 keeps its download queued before its next upload.  Pageable C tiles
  * come back through the engine's worker thread: their unpacking then runs while this thread packs
  * uploads (the slot's download is waited for before the slot is used again). */
+/* Tile `back` comes back: on the worker thread (its ticket noted per slot), else here. */
+static int give_back(job *j, cufort_worker *w, int64_t back, int64_t ticket[], int64_t *last)
+{
+    c_slot *c = &j->e->c[back % j->nc];
+    if (!w)
+        return download(j, c);
+    c->owner = j;
+    *last = ticket[back % j->nc] = cufort_worker_post(w, download_task, c);
+    return CUFORT_SUCCESS;
+}
+
 static int run(job *j)
 {
     const int64_t lag = j->nc > 2 ? 2 : 1;
@@ -464,28 +478,11 @@ static int run(job *j)
             if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
                 break;
             st = tile(j, &j->e->c[s], i, jj);
-            t++;
-            while (!st && t - back > lag) {
-                c_slot *c = &j->e->c[back % j->nc];
-                if (w) {
-                    c->owner = j;
-                    last = ticket[back % j->nc] = cufort_worker_post(w, download_task, c);
-                } else {
-                    st = download(j, c);
-                }
-                back++;
-            }
+            for (t++; !st && t - back > lag; back++)
+                st = give_back(j, w, back, ticket, &last);
         }
-    while (!st && back < t) {
-        c_slot *c = &j->e->c[back % j->nc];
-        if (w) {
-            c->owner = j;
-            last = cufort_worker_post(w, download_task, c);
-        } else {
-            st = download(j, c);
-        }
-        back++;
-    }
+    for (; !st && back < t; back++)
+        st = give_back(j, w, back, ticket, &last);
     if (w && last) {   /* the worker must be done with this call's slots and arrays */
         int done = cufort_worker_wait(w, last);
         st = st ? st : done;
