@@ -31,9 +31,9 @@ static int64_t scaled_wrong(float *x, int64_t n)
 
 static void packed(void)
 {
-    /* 64 KiB + 4 bytes (just past the threshold: one piece), 1 MiB + 4 bytes (four pieces), 8 MiB
-     * exactly, 8 MiB + 1 float, 21 MiB + odd, 7 full 2 MiB slots + 1 float, 40 MiB (several rounds
-     * of every thread's three slots) */
+    /* 64 KiB + 4 bytes (just past the threshold: one piece), 1 MiB + 4 bytes (four pieces and 4
+     * bytes), 8 MiB exactly, 8 MiB + 1 float, 21 MiB + odd, 7 full 2 MiB slots + 1 float, 40 MiB
+     * (several rounds of every thread's three slots) */
     static const int64_t sizes[] = {(1 << 14) + 1, (1 << 18) + 1, 2 << 20, (2 << 20) + 1,
                                     (21 << 18) + 77, (7 << 19) + 1, 10 << 20};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
@@ -88,7 +88,7 @@ static void strided(void)
     free(c);
 }
 
-/* columns wider than a piece are cut into parts of one column: 2.8 MB columns, gaps between */
+/* pieces that start and end inside columns wider than a piece: 2.8 MB columns, gaps between */
 static void wide_columns(void)
 {
     const int64_t m = 700001, n = 5, lda = m + 3, ldc = m + 9;

@@ -7,7 +7,8 @@
  *   CUFORT_DEVICE_MEMORY_CAP  bytes (suffix K, M or G) of device memory the engine may hold per
  *                             thread; default: what the device has free, less a reserve
  *   CUFORT_GEMM_TILE          rows/columns of a C tile (default 2048 on pinned arrays, 4096 on
- *                             pageable ones) */
+ *                             pageable ones); pageable C at most twice that tall is cut into
+ *                             tiles of whole columns holding the bytes of that many floats squared */
 #ifndef CUFORT_GEMM_ENGINE_H
 #define CUFORT_GEMM_ENGINE_H
 
