@@ -30,7 +30,18 @@ typedef struct {
     int64_t n[3], batch;
     int advanced;                 /* use the embeds/strides below */
     int64_t ie[3], is, id, oe[3], os, od;
+    int pinned;                   /* thunk from pinned host arrays (large batches go in parts) */
 } fcase;
+
+/* a pinned copy of a host buffer (freed with cufort_host_free) */
+static void *pinned_copy(const void *src, size_t bytes)
+{
+    void *p = NULL;
+    if (cufort_host_alloc(&p, (int64_t)bytes) || !p)
+        return NULL;
+    memcpy(p, src, bytes);
+    return p;
+}
 
 static int is_double(int t) { return t == CUFORT_FFT_Z2Z || t == CUFORT_FFT_D2Z || t == CUFORT_FFT_Z2D; }
 static int real_in(int t) { return t == CUFORT_FFT_R2C || t == CUFORT_FFT_D2Z; }
@@ -257,10 +268,17 @@ static void run_case(const fcase *c, int direction)
     if (!c->in_place)
         for (int64_t i = 0; i < out_reals; i++)
             put(hout, dbl, i, NAN);
-    st = cufort_fft_exec_host(plan, hin, hout, direction);
-    CHECK_OK(st, ckf("%s host exec", c->name));
+    void *pin = c->pinned ? pinned_copy(hin, (size_t)in_reals * rb) : hin;
+    void *pout = !c->pinned ? hout : c->in_place ? pin : pinned_copy(hout, (size_t)out_reals * rb);
+    st = pin && pout ? cufort_fft_exec_host(plan, pin, pout, direction) : CUFORT_ALLOC_FAILED;
+    CHECK_OK(st, ckf("%s host exec%s", c->name, c->pinned ? " (pinned arrays)" : ""));
     if (!st)
-        compare(c, "host-arrays", &os, hout, out_reals, want);
+        compare(c, c->pinned ? "pinned host-arrays" : "host-arrays", &os, pout, out_reals, want);
+    if (c->pinned) {
+        if (!c->in_place)
+            cufort_host_free(pout);
+        cufort_host_free(pin);
+    }
     if (!c->in_place)
         free(hout);
     free(hin);
@@ -279,6 +297,9 @@ static void transforms(void)
 #define ADVANCED(nm, t, r, nz, b, n_, ie_, is_, id_, oe_, os_, od_)                              \
     {.name = nm, .type = t, .rank = r, .normalize = nz, .batch = b, .advanced = 1, .n = n_,       \
      .ie = ie_, .is = is_, .id = id_, .oe = oe_, .os = os_, .od = od_}
+#define PARTS(nm, t, r, ip, nz, b, ...)                                                          \
+    {.name = nm, .type = t, .rank = r, .in_place = ip, .normalize = nz, .batch = b, .n = {__VA_ARGS__}, \
+     .pinned = 1}
 #define L(...) {__VA_ARGS__}
     static const fcase cases[] = {
         /* seed 001: 1-D C2C batch 10 of 256, in place; 2-D 256x128 out of place */
@@ -298,6 +319,14 @@ static void transforms(void)
         BASIC("c2r-2d-8x14-inplace-normalized", CUFORT_FFT_C2R, 2, 1, 1, 1, 8, 14),
         BASIC("z2d-2d-7x10", CUFORT_FFT_Z2D, 2, 0, 0, 3, 7, 10),
         BASIC("z2d-3d-5x6x8-normalized", CUFORT_FFT_Z2D, 3, 0, 1, 2, 5, 6, 8),
+        /* batches of 16 MiB and more on pinned arrays go through the thunk in parts
+         * (c_wrappers/thunk/fft_pipeline.c): a batch that divides by the part count and ones that
+         * do not, in and out of place; then the same on pageable arrays (one piece) */
+        PARTS("c2c-1d-4096x600-parts", CUFORT_FFT_C2C, 1, 0, 0, 600, 4096),
+        PARTS("z2z-1d-1000x1100-inplace-parts", CUFORT_FFT_Z2Z, 1, 1, 0, 1100, 1000),
+        PARTS("r2c-1d-2000x1201-parts", CUFORT_FFT_R2C, 1, 0, 0, 1201, 2000),
+        PARTS("c2r-2d-64x100x403-inplace-normalized-parts", CUFORT_FFT_C2R, 2, 1, 1, 403, 64, 100),
+        BASIC("c2c-1d-4096x600-pageable", CUFORT_FFT_C2C, 1, 0, 0, 600, 4096),
         /* interleaved batches (stride = batch, dist = 1) and padded embeddings */
         ADVANCED("c2c-1d-interleaved", CUFORT_FFT_C2C, 1, 0, 3, L(64), L(64), 3, 1, L(64), 3, 1),
         ADVANCED("z2z-2d-embedded", CUFORT_FFT_Z2Z, 2, 0, 2, L(6, 10), L(8, 13), 2, 230, L(7, 11), 1, 80),

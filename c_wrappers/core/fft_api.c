@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "fft_internal.h"
+#include "fft_pipeline.h"
 #include "thunk.h"
 
 static cufort_registry plans = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
@@ -287,6 +288,15 @@ int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int di
     size_t ies = elem_size(&is, plan->type), oes = elem_size(&os, plan->type);
     int64_t ibytes = side_extent(&is, plan->batch) * (int64_t)ies;
     int64_t obytes = side_extent(&os, plan->batch) * (int64_t)oes;
+    if (in && out) {   /* a large batch on pinned arrays goes in parts, its copies both ways at once */
+        int handled = 0;
+        int64_t span = in_place ? IMAX(ibytes, obytes) : ibytes;
+        st = cufort_fft_exec_host_parts(plan, in, out, direction, (size_t)is.dist * ies, (size_t)span,
+                                        (size_t)os.dist * oes, in_place ? (size_t)span : (size_t)obytes,
+                                        &handled);
+        if (handled)
+            return cufort_in(fn, st);
+    }
     int i, o;
     if (in_place) {
         i = o = cufort_thunk_span(&t, in, IMAX(ibytes, obytes), 1, CUFORT_INOUT);
