@@ -389,9 +389,9 @@ $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
 # stage_bench: pageable arrays to and from the GPU, every staging scheme tried (bench/NOTES_staging.md)
 STAGE_BENCH_BIN := $(BUILD)/bench/stage_bench
-$(STAGE_BENCH_BIN): bench/stage_bench.c $(FLAGS_FILE) | $(DEPS_STAMP)
+$(STAGE_BENCH_BIN): bench/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
+	$(CC) $(C_BASE) -Ic_wrappers/thunk $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN)

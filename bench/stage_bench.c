@@ -20,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "copy_streaming.h"
+
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 
@@ -40,29 +42,8 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* non-temporal copy: stores bypass the cache (no read-for-ownership of the destination) */
-static void copy_nt(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (head > n) head = n;
-    memcpy(d, s, head);
-    d += head, s += head, n -= head;
-    size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-        _mm_stream_si128((__m128i *)(d + i), a);
-        _mm_stream_si128((__m128i *)(d + i + 16), b);
-        _mm_stream_si128((__m128i *)(d + i + 32), c);
-        _mm_stream_si128((__m128i *)(d + i + 48), e);
-    }
-    memcpy(d + i, s + i, n - i);
-    _mm_sfence();
-}
+/* non-temporal copy: the library's (c_wrappers/thunk/copy_streaming.h) */
+static void copy_nt(void *dst, const void *src, size_t n) { cufort_copy_streaming(dst, src, n); }
 
 /* memcpy page by page, touching one line of the page PF_PAGES ahead first: the page walk (two
  * levels under a hypervisor) of the next pages overlaps this page's copy */

@@ -22,18 +22,10 @@ typedef struct {
 static void release_pipeline(cufort_thread_state *s)   /* at a reset, with the device still there */
 {
     pipeline *p = (pipeline *)s;
-    const cufort_backend_ops *ops = cufort_ops();
     cufort_worker_stop(p->downloads);
-    for (int k = 0; k < PARTS; k++) {
-        if (p->uploaded[k])
-            ops->event_destroy(p->uploaded[k]);
-        if (p->transformed[k])
-            ops->event_destroy(p->transformed[k]);
-    }
-    cufort_stream streams[] = {p->up, p->fft, p->down};
-    for (int i = 0; i < 3; i++)
-        if (streams[i])
-            ops->stream_destroy(streams[i]);
+    cufort_thunk_events_release(p->uploaded, PARTS);
+    cufort_thunk_events_release(p->transformed, PARTS);
+    cufort_thunk_streams_release((cufort_stream *const[]){&p->up, &p->fft, &p->down}, 3);
 }
 
 static cufort_thread_states pipelines = CUFORT_THREAD_STATES(pipeline, release_pipeline);
@@ -45,18 +37,11 @@ static int my_pipeline(pipeline **out)
     *out = p;
     if (!p)
         return CUFORT_ALLOC_FAILED;
-    const cufort_backend_ops *ops = cufort_ops();
-    int st = CUFORT_SUCCESS;
-    cufort_stream *streams[] = {&p->up, &p->fft, &p->down};
-    for (int i = 0; i < 3 && !st; i++)
-        if (!*streams[i])
-            st = ops->stream_create(streams[i]);
-    for (int k = 0; k < PARTS && !st; k++) {
-        if (!p->uploaded[k])
-            st = ops->event_create(&p->uploaded[k]);
-        if (!st && !p->transformed[k])
-            st = ops->event_create(&p->transformed[k]);
-    }
+    int st = cufort_thunk_streams((cufort_stream *const[]){&p->up, &p->fft, &p->down}, 3);
+    if (!st)
+        st = cufort_thunk_events(p->uploaded, PARTS);
+    if (!st)
+        st = cufort_thunk_events(p->transformed, PARTS);
     if (!st && !p->downloads)
         st = cufort_worker_start(&p->downloads);
     return st;

@@ -61,54 +61,30 @@ typedef struct {
     cufort_gemm_plan_info last;
 } engine;
 
-static void destroy_events(cufort_event *e, int count)
-{
-    for (int i = 0; i < count; i++)
-        if (e[i])
-            cufort_ops()->event_destroy(e[i]);
-}
-
 static void release_engine(cufort_thread_state *s)
 {
     engine *e = (engine *)s;
-    const cufort_backend_ops *ops = cufort_ops();
     cufort_worker_stop(e->downloads);
     for (int i = 0; i < MAX_PANELS; i++) {
-        destroy_events(e->a[i].ev, BLOCK_EVENTS);
-        destroy_events(e->b[i].ev, BLOCK_EVENTS);
+        cufort_thunk_events_release(e->a[i].ev, BLOCK_EVENTS);
+        cufort_thunk_events_release(e->b[i].ev, BLOCK_EVENTS);
     }
     for (int i = 0; i < C_SLOTS; i++)
-        destroy_events(e->c[i].ev, C_EVENTS);
-    cufort_stream streams[] = {e->h2d, e->comp, e->d2h};
-    for (int i = 0; i < 3; i++)
-        if (streams[i])
-            ops->stream_destroy(streams[i]);
+        cufort_thunk_events_release(e->c[i].ev, C_EVENTS);
+    cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
 }
 
 static cufort_thread_states engines = CUFORT_THREAD_STATES(engine, release_engine);
 static _Thread_local engine *mine;
-
-static int events(cufort_event *e, int count)
-{
-    int st = CUFORT_SUCCESS;
-    for (int i = 0; i < count && !st; i++)
-        if (!e[i])
-            st = cufort_ops()->event_create(&e[i]);
-    return st;
-}
 
 static int my_engine(engine **out)
 {
     engine *e = cufort_thread_state_get(&engines, (void **)&mine);
     if (!e)
         return CUFORT_ALLOC_FAILED;
-    const cufort_backend_ops *ops = cufort_ops();
-    cufort_stream *streams[] = {&e->h2d, &e->comp, &e->d2h};
-    for (int i = 0; i < 3; i++) {
-        int st = *streams[i] ? CUFORT_SUCCESS : ops->stream_create(streams[i]);
-        if (st)
-            return st;
-    }
+    int st = cufort_thunk_streams((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
+    if (st)
+        return st;
     *out = e;
     return CUFORT_SUCCESS;
 }
@@ -368,7 +344,7 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
     *out = s;
     if (s->row == row && s->col == col)
         return CUFORT_SUCCESS;
-    int st = events(s->ev, BLOCK_EVENTS);
+    int st = cufort_thunk_events(s->ev, BLOCK_EVENTS);
     if (!st && s->used_recorded)
         st = j->ops->stream_wait(j->e->h2d, s->ev[USED]);
     if (st)
@@ -397,7 +373,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     const cufort_backend_ops *ops = j->ops;
     engine *e = j->e;
     int64_t rows = rows_of(j, i), cols = cols_of(j, jj);
-    int st = events(c->ev, C_EVENTS);
+    int st = cufort_thunk_events(c->ev, C_EVENTS);
     if (!st && c->done_recorded) {
         st = ops->stream_wait(e->h2d, c->ev[DONE]);
         if (!st)

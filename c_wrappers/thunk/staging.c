@@ -15,12 +15,11 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
+#include "copy_streaming.h"
 #include "staging.h"
 #include "thread_state.h"
+#include "thunk.h"
 
 /* PIECE: the largest piece (a slot); MIN_PIECE: the smallest worth a thread of its own, so that a
  * 1 MiB array is cut four ways but a 100 KiB one is not cut at all. */
@@ -40,9 +39,7 @@ static void release_stage(cufort_thread_state *s)   /* at a reset, with the devi
     for (int w = 0; w < MAX_WORKERS; w++) {
         if (st->ring[w])
             cufort_host_free(st->ring[w]);
-        for (int i = 0; i < SLOTS; i++)
-            if (st->done[w][i])
-                cufort_event_destroy(st->done[w][i]);
+        cufort_thunk_events_release(st->done[w], SLOTS);
     }
 }
 
@@ -59,9 +56,8 @@ static int my_stage(int workers, stage **out)
         int st;
         if (!me->ring[w] && (st = cufort_host_alloc((void **)&me->ring[w], (int64_t)SLOTS * PIECE)))
             return st;
-        for (int i = 0; i < SLOTS; i++)
-            if (!me->done[w][i] && (st = cufort_event_create(&me->done[w][i])))
-                return st;
+        if ((st = cufort_thunk_events(me->done[w], SLOTS)))
+            return st;
     }
     *out = me;
     return CUFORT_SUCCESS;
@@ -86,33 +82,6 @@ static int staging_threads(void)
     int t = env && atoi(env) > 0 ? atoi(env) : omp_get_max_threads();
     int most = env && atoi(env) > 0 ? MAX_WORKERS : WORKERS;
     return t < 1 ? 1 : t < most ? t : most;
-}
-
-/* n bytes with stores that bypass the cache: the destination is not read before it is written */
-static void copy_streaming(char *d, const char *s, size_t n)
-{
-#if defined(__SSE2__)
-    if (n >= 4096) {
-        size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-        memcpy(d, s, head);
-        d += head, s += head, n -= head;
-        size_t i = 0;
-        for (; i + 64 <= n; i += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-            __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-            __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-            _mm_stream_si128((__m128i *)(d + i), a);
-            _mm_stream_si128((__m128i *)(d + i + 16), b);
-            _mm_stream_si128((__m128i *)(d + i + 32), c);
-            _mm_stream_si128((__m128i *)(d + i + 48), e);
-        }
-        memcpy(d + i, s + i, n - i);
-        _mm_sfence();
-        return;
-    }
-#endif
-    memcpy(d, s, n);
 }
 
 /* A transfer is the packed device image of cols columns of width bytes (hpitch apart on the host),
@@ -164,23 +133,18 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
     return 1;
 }
 
-/* bytes [at, at + bytes) of the image between the caller's array and a packed slot */
-static void pack(const transfer *x, char *slot, size_t at, size_t bytes)
+/* bytes [at, at + bytes) of the image between the caller's array and a packed slot: packed with
+ * ordinary stores, unpacked with streaming ones */
+static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_copy_kind kind)
 {
     for (size_t done = 0; done < bytes;) {
         size_t col = (at + done) / x->width, off = (at + done) % x->width;
         size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
-        memcpy(slot + done, x->host + col * x->hpitch + off, n);
-        done += n;
-    }
-}
-
-static void unpack(const transfer *x, const char *slot, size_t at, size_t bytes)
-{
-    for (size_t done = 0; done < bytes;) {
-        size_t col = (at + done) / x->width, off = (at + done) % x->width;
-        size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
-        copy_streaming(x->host + col * x->hpitch + off, slot + done, n);
+        char *host = x->host + col * x->hpitch + off;
+        if (kind == CUFORT_H2D)
+            memcpy(slot + done, host, n);
+        else
+            cufort_copy_streaming(host, slot + done, n);
         done += n;
     }
 }
@@ -225,6 +189,20 @@ static int queue_dma(stage *st, int w, int i, cufort_stream s, void *dst, const 
     return rc;
 }
 
+/* small arrays and pinned ones go to the DMA engine as they are */
+static int direct(const void *host, size_t hpitch, size_t width, size_t cols)
+{
+    return width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width);
+}
+
+static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, size_t cols, cufort_copy_kind kind)
+{
+    const cufort_backend_ops *ops = cufort_ops();
+    int rc = ops->copy2d(dst, dpitch, src, spitch, width, cols, kind, s, 1);
+    return rc ? rc : ops->stream_synchronize(s);
+}
+
 static int workers_for(size_t bytes)
 {
     int threads = staging_threads();
@@ -245,11 +223,8 @@ int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t widt
 int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
                               size_t width, size_t cols)
 {
-    const cufort_backend_ops *ops = cufort_ops();
-    if (width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width)) {
-        int rc = ops->copy2d(dev, width, host, hpitch, width, cols, CUFORT_H2D, s, 1);
-        return rc ? rc : ops->stream_synchronize(s);
-    }
+    if (direct(host, hpitch, width, cols))
+        return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
     int workers = workers_for(width * cols);
     stage *st;
     int rc = my_stage(workers, &st);
@@ -265,7 +240,7 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
             char *slot = st->ring[w] + (size_t)i * PIECE;
             if (failed(&f, free_slot(st, w, i)))
                 break;
-            pack(&x, slot, at, bytes);
+            pack(&x, slot, at, bytes, CUFORT_H2D);
             if (failed(&f, queue_dma(st, w, i, s, (char *)dev + at, slot, bytes, CUFORT_H2D)))
                 break;
         }
@@ -276,11 +251,8 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
                             size_t width, size_t cols)
 {
-    const cufort_backend_ops *ops = cufort_ops();
-    if (width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width)) {
-        int rc = ops->copy2d(host, hpitch, dev, width, width, cols, CUFORT_D2H, s, 1);
-        return rc ? rc : ops->stream_synchronize(s);
-    }
+    if (direct(host, hpitch, width, cols))
+        return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
     int workers = workers_for(width * cols);
     stage *st;
     int rc = my_stage(workers, &st);
@@ -306,7 +278,7 @@ int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const vo
             }
             if (count == 0 || stopped(&f) || failed(&f, free_slot(st, w, head)))
                 break;
-            unpack(&x, st->ring[w] + (size_t)head * PIECE, at[head], bytes[head]);
+            pack(&x, st->ring[w] + (size_t)head * PIECE, at[head], bytes[head], CUFORT_D2H);
             head = (head + 1) % SLOTS;
             count--;
         }

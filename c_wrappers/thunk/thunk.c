@@ -52,6 +52,38 @@ size_t cufort_thunk_scratch_held(void)
     return sc ? sc->size : 0;
 }
 
+int cufort_thunk_events(cufort_event *events, int count)
+{
+    int st = CUFORT_SUCCESS;
+    for (int i = 0; i < count && !st; i++)
+        if (!events[i])
+            st = cufort_ops()->event_create(&events[i]);
+    return st;
+}
+
+void cufort_thunk_events_release(cufort_event *events, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (events[i])
+            cufort_ops()->event_destroy(events[i]);
+}
+
+int cufort_thunk_streams(cufort_stream *const *streams, int count)
+{
+    int st = CUFORT_SUCCESS;
+    for (int i = 0; i < count && !st; i++)
+        if (!*streams[i])
+            st = cufort_ops()->stream_create(streams[i]);
+    return st;
+}
+
+void cufort_thunk_streams_release(cufort_stream *const *streams, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (*streams[i])
+            cufort_ops()->stream_destroy(*streams[i]);
+}
+
 /* ---- the protocol ---- */
 
 int cufort_thunk_begin(cufort_thunk *t, const char *routine)

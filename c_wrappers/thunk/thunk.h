@@ -44,4 +44,12 @@ int cufort_thunk_finish(cufort_thunk *t, int status);
 int cufort_thunk_scratch(size_t bytes, void **buf);
 size_t cufort_thunk_scratch_held(void);
 
+/* The streams and events that the thunk engine's per-thread caches keep (staging slots, GEMM
+ * engine, FFT parts): make the missing ones; destroy those made (at a reset, with the device still
+ * there).  Streams are passed as pointers to the cache's fields. */
+int cufort_thunk_events(cufort_event *events, int count);
+void cufort_thunk_events_release(cufort_event *events, int count);
+int cufort_thunk_streams(cufort_stream *const *streams, int count);
+void cufort_thunk_streams_release(cufort_stream *const *streams, int count);
+
 #endif
