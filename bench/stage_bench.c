@@ -8,7 +8,8 @@
  *   ring      each host thread owns a ring of S pinned slots of C bytes and streams its own chunks
  *             (chunk k goes to thread k mod T), plain or non-temporal stores
  *   both      a ring upload and a ring download at once (what a tiled GEMM does)
- *   register  cudaHostRegister + cudaHostUnregister of the array
+ *   register  cudaHostRegister + cudaHostUnregister of the array; with argv[2] = "register", only
+ *             the array registered in chunks from several threads, each chunk's DMA right after
  * Output: one line per case, "direction case GB/s", and a CSV on argv[1] when given. */
 #include <cuda_runtime.h>
 #include <emmintrin.h>
@@ -237,6 +238,55 @@ static int check(const char *a, const char *b, size_t n, const char *what)
     return 0;
 }
 
+/* Registering the array in page-aligned chunks from T threads at once, each chunk's DMA queued as
+ * soon as it is registered, every chunk unregistered once the DMAs are done: can pinning the
+ * caller's pages in parallel beat copying them?  (dir 0: upload, 1: download) */
+static void register_chunks(char *host, char *dev, size_t n, size_t chunk, int T, int dir, double *reg_s)
+{
+    double r0 = 0;
+#pragma omp parallel num_threads(T) reduction(+ : r0)
+    {
+        int me = omp_get_thread_num();
+        cudaStream_t s = dir ? downs[me] : ups[me];
+        for (size_t at = (size_t)me * chunk; at < n; at += (size_t)T * chunk) {
+            size_t len = n - at < chunk ? n - at : chunk;
+            double t0 = now();
+            CK(cudaHostRegister(host + at, len, cudaHostRegisterDefault));
+            r0 += now() - t0;
+            if (dir)
+                CK(cudaMemcpyAsync(host + at, dev + at, len, cudaMemcpyDeviceToHost, s));
+            else
+                CK(cudaMemcpyAsync(dev + at, host + at, len, cudaMemcpyHostToDevice, s));
+        }
+        CK(cudaStreamSynchronize(s));
+        for (size_t at = (size_t)me * chunk; at < n; at += (size_t)T * chunk)
+            CK(cudaHostUnregister(host + at));
+    }
+    *reg_s = r0;
+}
+
+static void register_cases(char *a, char *b, char *dev)
+{
+    double t[REPS], reg[REPS], t0;
+    char what[96];
+    for (int dir = 0; dir < 2; dir++)
+        for (int T = 1; T <= 16; T *= 2)
+            for (size_t chunk = (size_t)4 << 20; chunk <= ((size_t)32 << 20); chunk *= 4) {
+                char *host = dir ? b : a;
+                register_chunks(host, dev, BYTES, chunk, T, dir, &reg[0]);
+                for (int r = 0; r < REPS; r++) {
+                    t0 = now();
+                    register_chunks(host, dev, BYTES, chunk, T, dir, &reg[r]);
+                    t[r] = now() - t0;
+                }
+                if (dir) check(a, b, BYTES, "register chunks");
+                qsort(reg, REPS, sizeof *reg, cmp);
+                snprintf(what, sizeof what, "register %zu MiB chunks T=%d (register %.1f ms thread-sum)",
+                         chunk >> 20, T, reg[REPS / 2] * 1e3);
+                report(dir ? "d2h" : "h2d", what, t, REPS, BYTES);
+            }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -251,7 +301,8 @@ int main(int argc, char **argv)
     printf("device %s; pageable memory access %d (host page tables %d); %d host threads; %zu MiB\n",
            prop.name, hmm, hmm_pt, omp_get_max_threads(), BYTES >> 20);
 
-    char *a = malloc(BYTES), *b = malloc(BYTES), *c = malloc(BYTES), *dev, *dev2;
+    /* page-aligned, so that the register cases' chunks never share a page */
+    char *a = aligned_alloc(4096, BYTES), *b = aligned_alloc(4096, BYTES), *c = malloc(BYTES), *dev, *dev2;
     char *src[3] = {a, malloc(BYTES), malloc(BYTES)};   /* 1.5 GiB: more than the host's L3 */
     if (!a || !b || !c || !src[1] || !src[2]) return 1;
     int quick = argc > 2 && !strcmp(argv[2], "quick");
@@ -276,6 +327,12 @@ int main(int argc, char **argv)
             for (int s = 0; s < MAXS; s++) CK(cudaEventCreateWithFlags(&ev[d][t][s], cudaEventDisableTiming));
     double t[REPS], t0;
     char what[96];
+    if (argc > 2 && !strcmp(argv[2], "register")) {
+        CK(cudaMemcpy(dev, a, BYTES, cudaMemcpyHostToDevice));
+        register_cases(a, b, dev);
+        if (csv) fclose(csv);
+        return 0;
+    }
 
     /* host memory system */
     int tcounts[] = {1, 2, 4, 8, 12, 16};

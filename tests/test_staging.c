@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "cufort.h"
@@ -43,6 +44,32 @@ static void packed(void)
               "%lld elements wrong (-1: the call failed: %s)", (long long)bad, cufort_last_error());
         free(x);
     }
+}
+
+static double cpu_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The threads that help with a copy must not keep cores busy once it is done: OpenMP's idle
+ * threads spun for milliseconds and made the program's next CPU work (its CPU BLAS) slower.  Run
+ * first, before anything in this process starts an OpenMP team of its own. */
+static void idle_helpers_sleep(void)
+{
+    int64_t n = 10 << 20;
+    float *x = malloc((size_t)n * sizeof *x);
+    int64_t bad = scaled_wrong(x, n);
+    CHECK(bad == 0, "40 MiB round trip before the idle check", "%lld wrong", (long long)bad);
+    struct timespec wait = {0, 200000000};
+    double c0 = cpu_seconds();
+    nanosleep(&wait, NULL);
+    double used = cpu_seconds() - c0;
+    /* six helpers spinning 50 us each: 0.3 ms; OpenMP's spun 1 ms each here, 15 ms on the H100 host */
+    CHECK(used < 0.004, "after a staged copy the helper threads sleep (CPU time over 0.2 s idle)",
+          "%.4f s of CPU used while the program slept", used);
+    free(x);
 }
 
 static void pinned_arrays(void)
@@ -142,9 +169,13 @@ int main(void)
     /* the copies are cut between host threads: use more threads than this machine has cores, an
      * odd number, so that small blocks are split into more parts than they have pages */
     setenv("CUFORT_STAGING_THREADS", "7", 0);
+    /* the host backend's CPU BLAS may be OpenBLAS, whose own threads spin ~0.1 s after a call
+     * unless told otherwise: its business, not idle_helpers_sleep's */
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     ck_begin("staging", 300);
     CHECK_OK(cufort_init(), "init");
     printf("# backend %s\n", cufort_backend_name());
+    idle_helpers_sleep();
     packed();
     pinned_arrays();
     strided();

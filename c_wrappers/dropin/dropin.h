@@ -3,6 +3,7 @@
  * generated/dropin_blas.c  every standard Fortran BLAS name (sgemm_, ddot_, ...): argument unpacking,
  *                          the routing decision, the engine call or the CPU BLAS call
  * router.c                 configuration (environment), GPU availability, the routing decision
+ * adapt.c                  near the threshold: the faster path, measured per routine and size
  * cpu_blas.c               the CPU BLAS found at run time (never ourselves)
  * report.c                 the counters and the CUFORT_REPORT table at exit
  * errors.c                 xerbla calls, xerbla_array_, INTEGER narrowing (F77_INT64)
@@ -12,6 +13,7 @@
 #define CUFORT_DROPIN_H
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -53,11 +55,15 @@ typedef struct {
 DROPIN_HIDDEN extern dropin_stats dropin_routines[];   /* generated/dropin_blas.c, table order */
 DROPIN_HIDDEN extern const int dropin_nroutines;
 
-/* One call in flight: its routine, whether it is counted (CUFORT_REPORT), when it started. */
+/* One call in flight: its routine, whether it is counted (CUFORT_REPORT), when it started; and,
+ * while its size class is being measured (adapt.c), the class, the path tried and its start. */
 typedef struct {
     dropin_stats *s;
     int on, fell_back;
     uint64_t t0;
+    void *adapt;
+    int adapt_path;
+    uint64_t adapt_t0;
 } dropin_call;
 
 DROPIN_HIDDEN extern int dropin_reporting;   /* CUFORT_REPORT: 1 or 0; -1 until first read */
@@ -68,6 +74,7 @@ static inline void dropin_begin(dropin_call *c, dropin_stats *s)
 {
     c->s = s;
     c->fell_back = 0;
+    c->adapt = NULL;
     c->on = __atomic_load_n(&dropin_reporting, __ATOMIC_RELAXED);
     if (c->on < 0)
         c->on = dropin_config_once();
@@ -87,6 +94,16 @@ DROPIN_HIDDEN int dropin_use_gpu(dropin_call *c, double flops, int64_t min_dim);
 DROPIN_HIDDEN int dropin_gpu_done(dropin_call *c, int st, double flops, double bytes);
 DROPIN_HIDDEN void dropin_fallback(dropin_call *c, const char *why);
 DROPIN_HIDDEN void dropin_config_line(char *buf, size_t n);   /* for the report's header */
+
+/* ---- measured routing near the threshold (adapt.c) ---- */
+DROPIN_HIDDEN int dropin_adapt_in_band(double flops, double threshold);
+/* The path of a call in the band (0: the CPU BLAS, 1: the engine), timed while its size class is
+ * being measured; -1 when the class table is full (the threshold decides). */
+DROPIN_HIDDEN int dropin_adapt_route(dropin_call *c, double flops);
+DROPIN_HIDDEN void dropin_adapt_record(dropin_call *c, int gpu);   /* from dropin_end */
+DROPIN_HIDDEN void dropin_adapt_summary(char *buf, size_t n);
+DROPIN_HIDDEN void dropin_adapt_list(FILE *f);   /* one report line per measured class */
+DROPIN_HIDDEN void dropin_adapt_forget(void);                      /* measure every class again */
 
 /* ---- errors ---- */
 /* Reference BLAS's call: XERBLA(name blank-padded to 6, position); a user's xerbla_ overrides. */

@@ -35,6 +35,8 @@ static void add_double(double *x, double v)
 
 void dropin_end(dropin_call *c, int gpu, double flops, double bytes)
 {
+    if (c->adapt)
+        dropin_adapt_record(c, gpu);
     if (!c->on)
         return;
     dropin_stats *s = c->s;
@@ -90,6 +92,7 @@ static char *format_report(void)
     dropin_config_line(cfgline, sizeof cfgline);
     fprintf(f, "# cufort drop-in BLAS report (libcufort_blas), pid %ld; CPU BLAS: %s\n# %s\n",
             (long)getpid(), dropin_cpu_path(), cfgline);
+    dropin_adapt_list(f);
     fprintf(f, "# %-9s %10s %10s %10s %9s %12s %10s %16s\n", "routine", "calls", "gpu", "cpu",
             "fallback", "time_s", "GFLOP/s", "bytes_h<->d");
     for (int i = 0; i < dropin_nroutines; i++) {

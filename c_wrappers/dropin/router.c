@@ -7,6 +7,10 @@
  * DROPIN_GPU_MIN_DIM=...).  On the host backend the engine would only run the same CPU BLAS
  * behind a copy, so everything stays on the CPU BLAS there, unless CUFORT_DROPIN_FORCE_GPU=1 or
  * CUFORT_GPU_THRESHOLD=0 force the engine path (which is how CI without a GPU exercises it).
+ * Within a factor 8 of the threshold, where the two paths take about the same time, the faster one
+ * is measured per routine and size instead (adapt.c; CUFORT_DROPIN_ADAPT=0 turns that off, =1 turns
+ * it on also on the host backend, for tests); there a dimension of half CUFORT_GPU_MIN_DIM may be
+ * tried on the engine.
  * cufort is initialised at the first call that would go to the engine, not before: a program that
  * never gets there never pays for a CUDA context. */
 #define _GNU_SOURCE
@@ -24,10 +28,11 @@
 #define CUFORT_DROPIN_MIN_DIM 256
 #endif
 
+enum { ADAPT_OFF, ADAPT_ALWAYS, ADAPT_ON_GPU };
 static struct {
     double threshold;
     int64_t min_dim;
-    int force;
+    int force, adapt;
 } cfg;
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t cfg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -71,6 +76,8 @@ static void read_config(void)
     cfg.threshold = env_number("CUFORT_GPU_THRESHOLD", CUFORT_DROPIN_THRESHOLD);
     cfg.min_dim = (int64_t)env_number("CUFORT_GPU_MIN_DIM", CUFORT_DROPIN_MIN_DIM);
     cfg.force = env_on("CUFORT_DROPIN_FORCE_GPU") || cfg.threshold == 0;
+    const char *adapt = getenv("CUFORT_DROPIN_ADAPT");
+    cfg.adapt = !adapt || !*adapt ? ADAPT_ON_GPU : env_on("CUFORT_DROPIN_ADAPT") ? ADAPT_ALWAYS : ADAPT_OFF;
     pthread_mutex_unlock(&cfg_lock);
     if (env_on("CUFORT_REPORT"))
         dropin_report_enable();
@@ -90,6 +97,7 @@ void cufort_dropin_configure(void)
 {
     config();
     read_config();
+    dropin_adapt_forget();
 }
 
 /* The program never calls cufort_shutdown, so the drop-in does, at exit: cuBLAS handles, streams
@@ -122,6 +130,13 @@ static int gpu(void)
 int dropin_use_gpu(dropin_call *c, double flops, int64_t min_dim)
 {
     config();
+    if (!cfg.force && cfg.adapt != ADAPT_OFF && dropin_adapt_in_band(flops, cfg.threshold) &&
+        2 * min_dim >= cfg.min_dim) {
+        int s = gpu(), path;
+        if ((s == GPU_READY || (s == GPU_HOST && cfg.adapt == ADAPT_ALWAYS)) &&
+            (path = dropin_adapt_route(c, flops)) >= 0)
+            return path;
+    }
     if (!cfg.force && !(flops >= cfg.threshold && min_dim >= cfg.min_dim))
         return 0;
     switch (gpu()) {
@@ -173,11 +188,21 @@ void dropin_config_line(char *buf, size_t n)
     int w;
     if (cfg.force)
         w = snprintf(buf, n, "routing: every Level-3 call to the engine (forced); backend: %s", backend);
-    else
+    else if (cfg.adapt == ADAPT_OFF)
         w = snprintf(buf, n,
                      "routing: Level-3 calls of >= %g flops with every dimension >= %lld to the "
                      "engine, the rest to the CPU BLAS; backend: %s",
                      cfg.threshold, (long long)cfg.min_dim, backend);
+    else {
+        char summary[200];
+        dropin_adapt_summary(summary, sizeof summary);
+        w = snprintf(buf, n,
+                     "routing: Level-3 calls of >= %g flops with every dimension >= %lld to the "
+                     "engine, the rest to the CPU BLAS, but from %g to %g flops (every dimension >= "
+                     "%lld) the faster path, measured; %s; backend: %s",
+                     cfg.threshold, (long long)cfg.min_dim, cfg.threshold / 8, cfg.threshold * 8,
+                     (long long)(cfg.min_dim + 1) / 2, summary, backend);
+    }
     pthread_mutex_lock(&fallback_lock);
     if (first_fallback[0] && w >= 0 && (size_t)w < n)
         snprintf(buf + w, n - (size_t)w, "\n# first fallback to the CPU BLAS: %s", first_fallback);

@@ -13,7 +13,12 @@
  * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
  * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
  * pack each block into pinned memory; the loop downloads tile t-2 after queuing tile t, so the
- * host's copies (the bottleneck on pageable memory) run back to back. */
+ * host's copies (the bottleneck on pageable memory) run back to back.
+ *
+ * A pageable C is never uploaded: the GPU computes alpha op(A) op(B) alone and the download adds
+ * beta C on the host as it unpacks (host_beta).  The host reads and writes C once either way, but
+ * a third of a square GEMM's pageable uploads, and their staging, are gone (NOTES_gemm v5). */
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -99,6 +104,7 @@ typedef struct job {
     char *C;
     size_t es;
     int c_in;                    /* beta != 0: C is read */
+    int host_beta;               /* C pageable, beta != 0, A op(B) not empty: beta C added on the host */
     int pinned;                  /* A, B and C all pinned */
     int64_t mb, nb, kb, mt, nt, kt;
     int na, nbs, nc, resident, next_a, next_b;
@@ -128,6 +134,62 @@ static const void *one_of(char prec)
     case 'd': return &d;
     case 'c': return &c;
     default: return &z;
+    }
+}
+
+static const void *zero_of(char prec)
+{
+    static const float s = 0;
+    static const double d = 0;
+    static const cufort_cfloat c = 0;
+    static const cufort_cdouble z = 0;
+    switch (prec) {
+    case 's': return &s;
+    case 'd': return &d;
+    case 'c': return &c;
+    default: return &z;
+    }
+}
+
+/* c = d + beta c over n reals, or n complex numbers (beta = br + i bi) when cplx */
+#define SCALE_ADD(name, T)                                                                         \
+    static void name(T *restrict c, const T *restrict d, size_t n, T br, T bi, int cplx)          \
+    {                                                                                              \
+        if (cplx && bi == 0)                                                                       \
+            n *= 2, cplx = 0;                                                                      \
+        if (!cplx) {                                                                               \
+            _Pragma("omp simd") for (size_t i = 0; i < n; i++) c[i] = d[i] + br * c[i];            \
+            return;                                                                                \
+        }                                                                                          \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            T re = c[2 * i], im = c[2 * i + 1];                                                    \
+            c[2 * i] = d[2 * i] + (br * re - bi * im);                                             \
+            c[2 * i + 1] = d[2 * i + 1] + (br * im + bi * re);                                     \
+        }                                                                                          \
+    }
+SCALE_ADD(scale_add_f, float)
+SCALE_ADD(scale_add_d, double)
+
+/* staging's combine for host_beta: a piece of the tile (alpha op(A) op(B)) lands on beta C */
+static void add_to_beta_c(char *dst, const char *src, size_t bytes, const void *ctx)
+{
+    const job *j = ctx;
+    switch (j->prec) {
+    case 's':
+        scale_add_f((float *)dst, (const float *)src, bytes / 4, *(const float *)j->beta, 0, 0);
+        break;
+    case 'd':
+        scale_add_d((double *)dst, (const double *)src, bytes / 8, *(const double *)j->beta, 0, 0);
+        break;
+    case 'c': {
+        cufort_cfloat b = *(const cufort_cfloat *)j->beta;
+        scale_add_f((float *)dst, (const float *)src, bytes / 8, crealf(b), cimagf(b), 1);
+        break;
+    }
+    default: {
+        cufort_cdouble b = *(const cufort_cdouble *)j->beta;
+        scale_add_d((double *)dst, (const double *)src, bytes / 16, creal(b), cimag(b), 1);
+    }
     }
 }
 
@@ -314,7 +376,10 @@ static int download(job *j, c_slot *c)
     int st = ops->stream_wait(j->e->d2h, c->ev[COMPUTED]);
     if (!st) {
         j->bytes_out += w * (size_t)cols;
-        if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
+        if (j->host_beta)
+            st = cufort_stage_to_host_combined(j->e->d2h, host, pitch, c->dev, w, (size_t)cols,
+                                               add_to_beta_c, j);
+        else if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
             st = ops->copy2d(host, pitch, c->dev, w, w, (size_t)cols, CUFORT_D2H, j->e->d2h, 1);
         else
             st = cufort_stage_to_host_on(j->e->d2h, host, pitch, c->dev, w, (size_t)cols);
@@ -381,7 +446,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     }
     c->i = i;
     c->j = jj;
-    if (!st && j->c_in) {
+    if (!st && j->c_in && !j->host_beta) {
         st = upload(j, c->dev, c_tile(j, i, jj), rows, cols, j->ldc);
         if (!st)
             st = ops->event_record(c->ev[READY], e->h2d);
@@ -398,7 +463,8 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
             (st = ops->stream_wait(e->comp, b->ev[READY])))
             break;
         st = device_gemm(j, rows, cols, depth, a->dev, NOTR(j->ta) ? rows : depth, b->dev,
-                         NOTR(j->tb) ? depth : cols, kc ? one_of(j->prec) : j->beta, c->dev);
+                         NOTR(j->tb) ? depth : cols,
+                         kc ? one_of(j->prec) : j->host_beta ? zero_of(j->prec) : j->beta, c->dev);
         if (!st && !(st = ops->event_record(a->ev[USED], e->comp)) &&
             !(st = ops->event_record(b->ev[USED], e->comp)))
             a->used_recorded = b->used_recorded = 1;
@@ -481,8 +547,11 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
         return cufort_null_arg(routine, "a host array");
     int64_t ar = NOTR(transa) ? m : k, ac = NOTR(transa) ? k : m;
     int64_t br = NOTR(transb) ? k : n, bc = NOTR(transb) ? n : k;
-    j.pinned = pinned_matrix(&j, C, m, n, ldc) &&
+    int c_pinned = pinned_matrix(&j, C, m, n, ldc);
+    j.pinned = c_pinned &&
                (!j.kt || (pinned_matrix(&j, A, ar, ac, lda) && pinned_matrix(&j, B, br, bc, ldb)));
+    const char *hb = getenv("CUFORT_GEMM_HOST_BETA");   /* 0: C goes up, the GPU adds beta C */
+    j.host_beta = j.c_in && j.kt && !c_pinned && !(hb && *hb == '0');
     char *buf;
     if ((st = my_engine(&j.e)) || (st = allocate(&j, &buf)))
         return cufort_in(routine, st);

@@ -1,10 +1,11 @@
 /* staging.c — host arrays to and from the device at PCIe speed.
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), are cut
- * into pieces of at most 2 MiB that host threads stream through pinned rings: each thread owns a
+ * into pieces of at most 2 MiB that host threads stream through pinned rings: each worker of a
+ * copy (the calling thread and helpers from pool.c, which sleep when idle, unlike OpenMP's) owns a
  * ring of three slots, claims the next piece, packs it into a free slot and queues its DMA itself,
- * so packing, DMA and the other threads never wait for one another (the way back mirrors it, three
- * DMAs in flight per thread).  Why this shape (bench/stage_bench.c, bench/NOTES_staging.md):
+ * so packing, DMA and the other workers never wait for one another (the way back mirrors it, three
+ * DMAs in flight per worker).  Why this shape (bench/stage_bench.c, bench/NOTES_staging.md):
  * one core of that host copies at only ~8.5 GB/s, so the copies must be spread over threads, and a
  * step-locked scheme (all threads pack one 8 MiB slot, then the DMA) reached 40 / 35 GB/s where
  * these rings reach 49.5 / 50 GB/s of the 54.7 the DMA engine moves from pinned memory.  Packing
@@ -13,10 +14,12 @@
  * array is not read for ownership first: 50 against 42 GB/s).  Arrays under 64 KiB take the plain
  * path, where the set-up would cost more than it saves. */
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "copy_streaming.h"
+#include "pool.h"
 #include "staging.h"
 #include "thread_state.h"
 #include "thunk.h"
@@ -97,6 +100,8 @@ typedef struct {
     size_t width, hpitch, total, piece;
     size_t head, tail;           /* ramps: bytes handed out small at the start, at the end */
     size_t next;                 /* the first byte not yet handed out (atomic) */
+    cufort_unpack_fn combine;    /* how a piece lands in the caller's array (NULL: copied) */
+    const void *ctx;
 } transfer;
 
 static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols, int threads,
@@ -106,7 +111,7 @@ static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols
     p = p < MIN_PIECE ? MIN_PIECE : p > PIECE ? PIECE : p;
     size_t head = kind == CUFORT_H2D && p == PIECE ? p : 0;
     size_t tail = kind == CUFORT_D2H && p == PIECE ? (size_t)threads * p : 0;
-    return (transfer){(char *)host, width, hpitch, total, p, head, tail, 0};
+    return (transfer){(char *)host, width, hpitch, total, p, head, tail, 0, NULL, NULL};
 }
 
 static size_t range_size(const transfer *x, size_t at)
@@ -134,7 +139,8 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
 }
 
 /* bytes [at, at + bytes) of the image between the caller's array and a packed slot: packed with
- * ordinary stores, unpacked with streaming ones */
+ * ordinary stores, unpacked with streaming ones (or through the transfer's combine).  Pieces start
+ * at multiples of 1 KiB and columns at multiples of the element size, so no element is split. */
 static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_copy_kind kind)
 {
     for (size_t done = 0; done < bytes;) {
@@ -143,6 +149,8 @@ static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_
         char *host = x->host + col * x->hpitch + off;
         if (kind == CUFORT_H2D)
             memcpy(slot + done, host, n);
+        else if (x->combine)
+            x->combine(host, slot + done, n, x->ctx);
         else
             cufort_copy_streaming(host, slot + done, n);
         done += n;
@@ -154,12 +162,14 @@ typedef struct { int rc; char message[256]; } failure;
 
 static int failed(failure *f, int rc)
 {
+    static pthread_mutex_t first = PTHREAD_MUTEX_INITIALIZER;
     if (rc) {
-#pragma omp critical(cufort_staging_failure)
+        pthread_mutex_lock(&first);
         if (!f->rc) {
             snprintf(f->message, sizeof f->message, "%s", cufort_last_error());
             __atomic_store_n(&f->rc, rc, __ATOMIC_RELEASE);
         }
+        pthread_mutex_unlock(&first);
     }
     return rc;
 }
@@ -220,68 +230,92 @@ int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t widt
     return cufort_stage_to_host_on(cufort_thread_stream(), host, hpitch, dev, width, cols);
 }
 
+/* one staged copy, shared by the threads that work on it (pool.c) */
+typedef struct {
+    stage *st;
+    transfer x;
+    failure f;
+    cufort_stream s;
+    char *dev;
+} copy_job;
+
+/* worker w's share of an upload: claim a piece, pack it into a free slot, queue its DMA */
+static void upload_share(void *job, int w)
+{
+    copy_job *c = job;
+    size_t at, bytes;
+    for (int i = 0; !stopped(&c->f) && claim(&c->x, &at, &bytes); i = (i + 1) % SLOTS) {
+        char *slot = c->st->ring[w] + (size_t)i * PIECE;
+        if (failed(&c->f, free_slot(c->st, w, i)))
+            break;
+        pack(&c->x, slot, at, bytes, CUFORT_H2D);
+        if (failed(&c->f, queue_dma(c->st, w, i, c->s, c->dev + at, slot, bytes, CUFORT_H2D)))
+            break;
+    }
+}
+
+/* worker w's share of a download: up to SLOTS pieces in flight, unpacked oldest first */
+static void download_share(void *job, int w)
+{
+    copy_job *c = job;
+    stage *st = c->st;
+    int head = 0, count = 0;
+    size_t at[SLOTS], bytes[SLOTS];
+    for (;;) {
+        while (count < SLOTS && !stopped(&c->f)) {
+            int i = (head + count) % SLOTS;
+            if (!claim(&c->x, &at[i], &bytes[i]))
+                break;
+            if (failed(&c->f, free_slot(st, w, i)) ||
+                failed(&c->f, queue_dma(st, w, i, c->s, st->ring[w] + (size_t)i * PIECE,
+                                        c->dev + at[i], bytes[i], CUFORT_D2H)))
+                break;
+            count++;
+        }
+        if (count == 0 || stopped(&c->f) || failed(&c->f, free_slot(st, w, head)))
+            break;
+        pack(&c->x, st->ring[w] + (size_t)head * PIECE, at[head], bytes[head], CUFORT_D2H);
+        head = (head + 1) % SLOTS;
+        count--;
+    }
+}
+
 int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
                               size_t width, size_t cols)
 {
     if (direct(host, hpitch, width, cols))
         return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
     int workers = workers_for(width * cols);
-    stage *st;
-    int rc = my_stage(workers, &st);
+    copy_job c = {.s = s, .dev = dev, .f = {0, ""}};
+    int rc = my_stage(workers, &c.st);
     if (rc)
         return rc;
-    transfer x = transfer_of((void *)host, hpitch, width, cols, workers, CUFORT_H2D);
-    failure f = {0, ""};
-#pragma omp parallel num_threads(workers)
-    {
-        int w = omp_get_thread_num();
-        size_t at, bytes;
-        for (int i = 0; !stopped(&f) && claim(&x, &at, &bytes); i = (i + 1) % SLOTS) {
-            char *slot = st->ring[w] + (size_t)i * PIECE;
-            if (failed(&f, free_slot(st, w, i)))
-                break;
-            pack(&x, slot, at, bytes, CUFORT_H2D);
-            if (failed(&f, queue_dma(st, w, i, s, (char *)dev + at, slot, bytes, CUFORT_H2D)))
-                break;
-        }
-    }
-    return settle(&f);
+    c.x = transfer_of((void *)host, hpitch, width, cols, workers, CUFORT_H2D);
+    cufort_pool_run(workers, upload_share, &c);
+    return settle(&c.f);
 }
 
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
                             size_t width, size_t cols)
 {
-    if (direct(host, hpitch, width, cols))
+    return cufort_stage_to_host_combined(s, host, hpitch, dev, width, cols, NULL, NULL);
+}
+
+/* (with a combine, every size goes through the slots: the host array is never a DMA target) */
+int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                                  size_t width, size_t cols, cufort_unpack_fn combine,
+                                  const void *ctx)
+{
+    if (!combine && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
     int workers = workers_for(width * cols);
-    stage *st;
-    int rc = my_stage(workers, &st);
+    copy_job c = {.s = s, .dev = (char *)dev, .f = {0, ""}};
+    int rc = my_stage(workers, &c.st);
     if (rc)
         return rc;
-    transfer x = transfer_of((void *)host, hpitch, width, cols, workers, CUFORT_D2H);
-    failure f = {0, ""};
-#pragma omp parallel num_threads(workers)
-    {
-        /* up to SLOTS ranges in flight per thread, unpacked oldest first */
-        int w = omp_get_thread_num(), head = 0, count = 0;
-        size_t at[SLOTS], bytes[SLOTS];
-        for (;;) {
-            while (count < SLOTS && !stopped(&f)) {
-                int i = (head + count) % SLOTS;
-                if (!claim(&x, &at[i], &bytes[i]))
-                    break;
-                if (failed(&f, free_slot(st, w, i)) ||
-                    failed(&f, queue_dma(st, w, i, s, st->ring[w] + (size_t)i * PIECE,
-                                         (const char *)dev + at[i], bytes[i], CUFORT_D2H)))
-                    break;
-                count++;
-            }
-            if (count == 0 || stopped(&f) || failed(&f, free_slot(st, w, head)))
-                break;
-            pack(&x, st->ring[w] + (size_t)head * PIECE, at[head], bytes[head], CUFORT_D2H);
-            head = (head + 1) % SLOTS;
-            count--;
-        }
-    }
-    return settle(&f);
+    c.x = transfer_of(host, hpitch, width, cols, workers, CUFORT_D2H);
+    c.x.combine = combine;
+    c.x.ctx = ctx;
+    cufort_pool_run(workers, download_share, &c);
+    return settle(&c.f);
 }

@@ -14,6 +14,13 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
                               size_t width, size_t cols);
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
                             size_t width, size_t cols);
+/* A download that lands through combine(dst, src, bytes, ctx) instead of a copy: dst in the host
+ * array, src the device image, bytes a whole number of elements of up to 16 bytes (every piece
+ * and column is).  The GEMM engine folds beta*C into C this way. */
+typedef void (*cufort_unpack_fn)(char *dst, const char *src, size_t bytes, const void *ctx);
+int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                                  size_t width, size_t cols, cufort_unpack_fn combine,
+                                  const void *ctx);
 /* 1 when [p, p+bytes) lies in memory cufort pinned (cufort_host_alloc / cufort_host_register) */
 int cufort_host_pinned(const void *p, size_t bytes);
 

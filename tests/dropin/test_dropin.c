@@ -62,14 +62,22 @@ int ref_lsame_(const char *, const char *, size_t, size_t);
 
 static int on_cuda(void) { return cufort_backend() == CUFORT_BACKEND_CUDA; }
 
-static void set_routing(const char *threshold, const char *min_dim, const char *force)
+/* the threshold rule alone unless adapt is given (CUFORT_DROPIN_ADAPT) */
+static void set_routing_adapt(const char *threshold, const char *min_dim, const char *force,
+                              const char *adapt)
 {
+    setenv("CUFORT_DROPIN_ADAPT", adapt ? adapt : "0", 1);
     setenv("CUFORT_REPORT", "1", 1);
     setenv("CUFORT_REPORT_FILE", "/dev/null", 1);
     threshold ? setenv("CUFORT_GPU_THRESHOLD", threshold, 1) : unsetenv("CUFORT_GPU_THRESHOLD");
     min_dim ? setenv("CUFORT_GPU_MIN_DIM", min_dim, 1) : unsetenv("CUFORT_GPU_MIN_DIM");
     force ? setenv("CUFORT_DROPIN_FORCE_GPU", force, 1) : unsetenv("CUFORT_DROPIN_FORCE_GPU");
     cufort_dropin_configure();
+}
+
+static void set_routing(const char *threshold, const char *min_dim, const char *force)
+{
+    set_routing_adapt(threshold, min_dim, force, NULL);
 }
 
 static cufort_dropin_stats stats(const char *name)
@@ -183,6 +191,74 @@ static void test_routing(void)
     WHERE(3, 4, 5, "engine", "CUFORT_DROPIN_FORCE_GPU=1 over any threshold");
     set_routing("x12", NULL, NULL);    /* malformed: a warning, then the default */
     WHERE(8, 8, 8, "cpu", "malformed threshold");
+}
+
+/* Near the threshold (within 8x) the drop-in times two calls on each path, the engine first, then
+ * sends every later call of the size class to the faster one (adapt.c).  Which path wins is the
+ * machine's business; that each class is measured this way, and results stay right, is checked. */
+static char tmpdir[256];
+static int read_report(char *buf, size_t n, char *name, size_t namelen);
+
+static long long ran(cufort_dropin_stats a, cufort_dropin_stats b, int gpu)
+{
+    return gpu ? b.gpu - a.gpu : b.cpu - a.cpu;
+}
+
+static void test_adaptive(void)
+{
+    set_routing_adapt("2e6", "64", NULL, "1");   /* the band: 2.5e5 to 1.6e7 flops, dims >= 32 */
+    cufort_dropin_stats s0 = stats("dgemm"), s1;
+    const char *first = run_dgemm(64, 64, 64, "adaptive, call 1");   /* 5.2e5 flops */
+    CHECK(!strcmp(first, "engine"), "adaptive: a new size class tries the engine first",
+          "call 1 ran on the %s", first);
+    const char *second = run_dgemm(64, 64, 64, "adaptive, call 2");
+    const char *third = run_dgemm(64, 64, 64, "adaptive, call 3");
+    CHECK(!strcmp(second, "engine") && !strcmp(third, "cpu"),
+          "adaptive: the paths are tried in runs (engine, engine, then the CPU BLAS)",
+          "calls 2 and 3 ran on the %s and the %s", second, third);
+    run_dgemm(64, 64, 64, "adaptive, call 4");
+    s1 = stats("dgemm");
+    CHECK(ran(s0, s1, 1) == 2 && ran(s0, s1, 0) == 2, "adaptive: calls 1-4, two on each path",
+          "engine %lld, CPU BLAS %lld", ran(s0, s1, 1), ran(s0, s1, 0));
+    for (int i = 5; i <= 10; i++)
+        run_dgemm(64, 64, 64, ckf("adaptive, call %d", i));
+    cufort_dropin_stats s2 = stats("dgemm");
+    CHECK((ran(s1, s2, 1) == 6) != (ran(s1, s2, 0) == 6), "adaptive: calls 5-10 all take one path",
+          "engine %lld, CPU BLAS %lld", ran(s1, s2, 1), ran(s1, s2, 0));
+    /* CUFORT_REPORT lists the measured class with both times */
+    char text[8192], name[256];
+    cufort_dropin_write_report(ckf("%s/adaptive.txt", tmpdir));
+    read_report(text, sizeof text, name, sizeof name);
+    /* the path taken is the one whose best time was smaller, and calls 5-10 took it */
+    const char *line = strstr(text, "\n# measured: dgemm of ~5.");
+    double te = 0, tc = 0;
+    char took[16] = "";
+    int parsed = line && sscanf(strstr(line, "engine "), "engine %lf ms, CPU BLAS %lf ms (best of 2, 2) -> %15s",
+                                &te, &tc, took) == 3;
+    int to_engine = !strcmp(took, "engine");
+    CHECK(parsed && (te == tc || to_engine == (te < tc)) && ran(s1, s2, to_engine) == 6,
+          "adaptive: the path with the smaller best time takes the class's later calls",
+          "parsed %d: engine %g ms, CPU BLAS %g ms, took \"%s\"; calls 5-10: engine %lld, CPU %lld",
+          parsed, te, tc, took, ran(s1, s2, 1), ran(s1, s2, 0));
+    CHECK(line && strstr(text, "(best of 2, 2) -> ") &&
+              (strstr(text, "classes near the threshold: 1 measured faster on the engine, 0 on the CPU BLAS") ||
+               strstr(text, "classes near the threshold: 0 measured faster on the engine, 1 on the CPU BLAS")),
+          "report: the measured class, its two times and the path taken", "report:\n%s", text);
+    /* another size class (20% more work: the next 2^(1/4) step) is measured afresh */
+    const char *other = run_dgemm(68, 68, 68, "adaptive, another class");
+    CHECK(!strcmp(other, "engine"), "adaptive: another size class is measured from its first call",
+          "ran on the %s", other);
+    /* outside the band the threshold decides: under it the CPU BLAS, a dimension of 31 too */
+    WHERE(40, 40, 40, "cpu", "adaptive, 1.3e5 flops (under the band)");
+    WHERE(31, 400, 400, "cpu", "adaptive, m = 31 < half the minimum dimension");
+    /* CUFORT_DROPIN_ADAPT=0: the threshold alone (5.2e5 < 2e6 flops: the CPU BLAS, every time) */
+    set_routing_adapt("2e6", "64", NULL, "0");
+    s0 = stats("dgemm");
+    for (int i = 0; i < 3; i++)
+        run_dgemm(64, 64, 64, "adapt off");
+    s1 = stats("dgemm");
+    CHECK(ran(s0, s1, 0) == 3 && ran(s0, s1, 1) == 0, "CUFORT_DROPIN_ADAPT=0: the threshold alone",
+          "engine %lld, CPU BLAS %lld", ran(s0, s1, 1), ran(s0, s1, 0));
 }
 
 /* flops of the other Level-3 formulas, and bytes, with the engine forced */
@@ -375,8 +451,6 @@ static void test_xerbla_default(void)
           "exit status %d, output \"%s\"", rc, out);
 }
 
-static char tmpdir[256];
-
 /* the one report file the child left in tmpdir; its text in buf */
 static int read_report(char *buf, size_t n, char *name, size_t namelen)
 {
@@ -498,6 +572,7 @@ int main(int argc, char **argv)
           "it is unset");
     test_extras();
     test_routing();
+    test_adaptive();
     test_formulas();
     test_threads();
     test_xerbla_default();

@@ -1,0 +1,18 @@
+/* pool.h — host threads that help the calling thread with one job at a time, asleep when idle.
+ *
+ * Staged copies need several cores (one copies ~8 GB/s on the H100 host).  They used OpenMP teams
+ * until libgomp's idle threads, which spin for milliseconds after every parallel region (its spin
+ * count is read once, at program start), were seen taking eight cores away from whatever the
+ * program did next: a CPU BLAS call right after a GPU call ran 6x slower (bench/NOTES_gemm.md v5).
+ * These threads spin for SPIN_US after a job, so back-to-back copies find them awake, then sleep. */
+#ifndef CUFORT_POOL_H
+#define CUFORT_POOL_H
+
+typedef void (*cufort_pool_fn)(void *ctx, int worker);
+
+/* fn(ctx, 0) on this thread and fn(ctx, w) for w = 1, 2, ... on up to workers - 1 pool threads
+ * (fewer when other callers hold them: a job's workers must not depend on how many there are);
+ * returns when every call has returned. */
+void cufort_pool_run(int workers, cufort_pool_fn fn, void *ctx);
+
+#endif
