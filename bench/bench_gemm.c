@@ -1,6 +1,7 @@
 /* bench_gemm.c — issue 6's GEMM benchmark: C = A*B + C on host arrays, n x n, side by side in one
  * process, each path timed the same way (wall clock around a call that returns with C on the host;
- * one warm-up, then the median of several, the paths of one size taking turns rep by rep):
+ * one warm-up, then the median of several; the engine, the CPU BLAS and the drop-in take turns rep
+ * by rep):
  *   engine_pageable  cufort_?gemm_host on malloc'd arrays (the thunk engine)
  *   engine_pinned    the same on cufort_host_alloc'd arrays
  *   naive            cudaMalloc, cudaMemcpy from the pageable arrays, cublas?gemm, copy back, free
@@ -329,10 +330,12 @@ static int has(const char *list, const char *mode)
 static FILE *csv;
 static void emit(problem *pr, const char *mode_base, double ms);
 
-/* The host-timed paths of one problem, timed rep by rep in turn, the order rotating from rep to
- * rep: a slow spell of this shared host then falls on every column alike, not on one of them
- * (the drop-in's first calls near its threshold, which measure both of its paths, fall in the
- * warm-up and the first reps). */
+/* Paths of one problem timed rep by rep in turn, in a fresh random order each rep: a slow spell
+ * of this shared host then falls on each of them alike, not on one column, and no path always
+ * follows the same other one (a call right after a large CPU BLAS call runs slower) (the drop-in's first
+ * calls near its threshold, which measure both of its paths, fall in the warm-up and the first
+ * reps).  Only the engine, the CPU BLAS and the drop-in take turns: with cublasXt among them the
+ * call after it ran 10-20% slower (v5, bench/NOTES_gemm.md). */
 typedef struct { const char *mode; runner run; void *ctx; } timed_path;
 static void interleaved(problem *pr, timed_path *p, int np)
 {
@@ -340,13 +343,23 @@ static void interleaved(problem *pr, timed_path *p, int np)
     double t[8][16];
     for (int k = 0; k < np; k++)
         p[k].run(pr, p[k].ctx);   /* warm-up: plans, handles, buffers */
-    for (int r = 0; r < reps; r++)
+    unsigned seed = 12345;
+    for (int r = 0; r < reps; r++) {
+        int order[8];
+        for (int i = 0; i < np; i++)
+            order[i] = i;
+        for (int i = np - 1; i > 0; i--) {   /* a fresh order each rep (Fisher-Yates) */
+            seed = seed * 1103515245u + 12345u;
+            int k = (int)((seed >> 16) % (unsigned)(i + 1)), x = order[i];
+            order[i] = order[k], order[k] = x;
+        }
         for (int i = 0; i < np; i++) {
-            int k = (i + r) % np;
+            int k = order[i];
             double t0 = now();
             p[k].run(pr, p[k].ctx);
             t[k][r] = (now() - t0) * 1e3;
         }
+    }
     for (int k = 0; k < np; k++) {
         qsort(t[k], reps, sizeof(double), cmp);
         emit(pr, p[k].mode, reps % 2 ? t[k][reps / 2] : 0.5 * (t[k][reps / 2 - 1] + t[k][reps / 2]));
@@ -436,16 +449,17 @@ int main(int argc, char **argv)
                 memcpy(pr.pA, pr.A, pr.bytes), memcpy(pr.pB, pr.B, pr.bytes), memcpy(pr.pC, pr.C, pr.bytes);
             }
             if (getenv("BENCH_AB")) ab_engine(&pr, getenv("BENCH_AB"));
-            timed_path paths[7];
+            /* the drop-in is judged against the CPU BLAS and the engine: those three take turns */
+            timed_path paths[3];
             int np = 0;
             if (has(modes, "engine_pageable")) paths[np++] = (timed_path){"engine_pageable", engine, NULL};
-            if (has(modes, "engine_pinned")) paths[np++] = (timed_path){"engine_pinned", engine, &pr};
-            if (has(modes, "naive")) paths[np++] = (timed_path){"naive", naive, NULL};
-            if (has(modes, "xt_pageable") && !big) paths[np++] = (timed_path){"xt_pageable", xt_gemm, NULL};
-            if (has(modes, "xt_pinned")) paths[np++] = (timed_path){"xt_pinned", xt_gemm, &pr};
             if (has(modes, "cpu") && have_cpu && pr.n <= 4096) paths[np++] = (timed_path){"cpu", f77, cpu_fns};
             if (has(modes, "dropin") && have_drop) paths[np++] = (timed_path){"dropin", f77, drop_fns};
             interleaved(&pr, paths, np);
+            if (has(modes, "engine_pinned")) emit(&pr, "engine_pinned", median_ms(&pr, engine, &pr));
+            if (has(modes, "naive")) emit(&pr, "naive", median_ms(&pr, naive, NULL));
+            if (has(modes, "xt_pageable") && !big) emit(&pr, "xt_pageable", median_ms(&pr, xt_gemm, NULL));
+            if (has(modes, "xt_pinned")) emit(&pr, "xt_pinned", median_ms(&pr, xt_gemm, &pr));
             if (has(modes, "device")) {
                 void *dA, *dB, *dC;
                 CK(cudaMalloc(&dA, pr.bytes));
