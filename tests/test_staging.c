@@ -66,7 +66,7 @@ static void idle_helpers_sleep(void)
     double c0 = cpu_seconds();
     nanosleep(&wait, NULL);
     double used = cpu_seconds() - c0;
-    /* six helpers spinning 50 us each: 0.3 ms; OpenMP's spun 1 ms each here, 15 ms on the H100 host */
+    /* six helpers spinning 200 us each: 1.2 ms; OpenMP teams spun for milliseconds each on the H100 host */
     CHECK(used < 0.004, "after a staged copy the helper threads sleep (CPU time over 0.2 s idle)",
           "%.4f s of CPU used while the program slept", used);
     free(x);

@@ -4,7 +4,7 @@
  * until libgomp's idle threads, which spin for milliseconds after every parallel region (its spin
  * count is read once, at program start), were seen taking eight cores away from whatever the
  * program did next: a CPU BLAS call right after a GPU call ran 6x slower (bench/NOTES_gemm.md v5).
- * These threads spin for SPIN_US after a job, so back-to-back copies find them awake, then sleep. */
+ * These threads spin for 200 us after a job, so back-to-back copies find them awake, then sleep. */
 #ifndef CUFORT_POOL_H
 #define CUFORT_POOL_H
 
