@@ -105,6 +105,13 @@ static int reps_for(int n)
 
 typedef void (*runner)(problem *, void *ctx);
 
+/* the median of reps times, which it sorts (t[0] is then the minimum) */
+static double sorted_median(double *t, int reps)
+{
+    qsort(t, reps, sizeof *t, cmp);
+    return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+}
+
 static double median_ms(problem *pr, runner run, void *ctx)
 {
     int reps = reps_for(pr->n);
@@ -115,8 +122,7 @@ static double median_ms(problem *pr, runner run, void *ctx)
         run(pr, ctx);
         t[r] = (now() - t0) * 1e3;
     }
-    qsort(t, reps, sizeof *t, cmp);
-    return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    return sorted_median(t, reps);
 }
 
 /* ---- the paths ---- */
@@ -159,9 +165,9 @@ static void ab_engine(problem *pr, const char *spec)
         }
     for (int k = 0; k < ns; k++) {
         char mode[160];
-        qsort(t[k], reps, sizeof(double), cmp);
+        double med = sorted_median(t[k], reps);
         snprintf(mode, sizeof mode, "engine_pageable[%s] (min %.1f)", set[k], t[k][0]);
-        emit(pr, mode, reps % 2 ? t[k][reps / 2] : 0.5 * (t[k][reps / 2 - 1] + t[k][reps / 2]));
+        emit(pr, mode, med);
     }
 }
 
@@ -360,10 +366,8 @@ static void interleaved(problem *pr, timed_path *p, int np)
             t[k][r] = (now() - t0) * 1e3;
         }
     }
-    for (int k = 0; k < np; k++) {
-        qsort(t[k], reps, sizeof(double), cmp);
-        emit(pr, p[k].mode, reps % 2 ? t[k][reps / 2] : 0.5 * (t[k][reps / 2 - 1] + t[k][reps / 2]));
-    }
+    for (int k = 0; k < np; k++)
+        emit(pr, p[k].mode, sorted_median(t[k], reps));
 }
 
 static void emit(problem *pr, const char *mode_base, double ms)

@@ -123,31 +123,18 @@ static int is_zero(char prec, const void *x)
     }
 }
 
-static const void *one_of(char prec)
+/* the scalar 0 or 1 in the job's kind */
+static const void *constant(char prec, int one)
 {
-    static const float s = 1;
-    static const double d = 1;
-    static const cufort_cfloat c = 1;
-    static const cufort_cdouble z = 1;
+    static const float s[2] = {0, 1};
+    static const double d[2] = {0, 1};
+    static const cufort_cfloat c[2] = {0, 1};
+    static const cufort_cdouble z[2] = {0, 1};
     switch (prec) {
-    case 's': return &s;
-    case 'd': return &d;
-    case 'c': return &c;
-    default: return &z;
-    }
-}
-
-static const void *zero_of(char prec)
-{
-    static const float s = 0;
-    static const double d = 0;
-    static const cufort_cfloat c = 0;
-    static const cufort_cdouble z = 0;
-    switch (prec) {
-    case 's': return &s;
-    case 'd': return &d;
-    case 'c': return &c;
-    default: return &z;
+    case 's': return &s[one];
+    case 'd': return &d[one];
+    case 'c': return &c[one];
+    default: return &z[one];
     }
 }
 
@@ -464,7 +451,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
             break;
         st = device_gemm(j, rows, cols, depth, a->dev, NOTR(j->ta) ? rows : depth, b->dev,
                          NOTR(j->tb) ? depth : cols,
-                         kc ? one_of(j->prec) : j->host_beta ? zero_of(j->prec) : j->beta, c->dev);
+                         kc ? constant(j->prec, 1) : j->host_beta ? constant(j->prec, 0) : j->beta, c->dev);
         if (!st && !(st = ops->event_record(a->ev[USED], e->comp)) &&
             !(st = ops->event_record(b->ev[USED], e->comp)))
             a->used_recorded = b->used_recorded = 1;

@@ -280,19 +280,28 @@ static void download_share(void *job, int w)
     }
 }
 
-int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
-                              size_t width, size_t cols)
+/* a staged copy either way: this thread's rings, the transfer, its workers */
+static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t width, size_t cols,
+                  cufort_copy_kind kind, cufort_unpack_fn combine, const void *ctx)
 {
-    if (direct(host, hpitch, width, cols))
-        return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
     int workers = workers_for(width * cols);
     copy_job c = {.s = s, .dev = dev, .f = {0, ""}};
     int rc = my_stage(workers, &c.st);
     if (rc)
         return rc;
-    c.x = transfer_of((void *)host, hpitch, width, cols, workers, CUFORT_H2D);
-    cufort_pool_run(workers, upload_share, &c);
+    c.x = transfer_of(host, hpitch, width, cols, workers, kind);
+    c.x.combine = combine;
+    c.x.ctx = ctx;
+    cufort_pool_run(workers, kind == CUFORT_H2D ? upload_share : download_share, &c);
     return settle(&c.f);
+}
+
+int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
+                              size_t width, size_t cols)
+{
+    if (direct(host, hpitch, width, cols))
+        return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
+    return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL);
 }
 
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
@@ -308,14 +317,5 @@ int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, co
 {
     if (!combine && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
-    int workers = workers_for(width * cols);
-    copy_job c = {.s = s, .dev = (char *)dev, .f = {0, ""}};
-    int rc = my_stage(workers, &c.st);
-    if (rc)
-        return rc;
-    c.x = transfer_of(host, hpitch, width, cols, workers, CUFORT_D2H);
-    c.x.combine = combine;
-    c.x.ctx = ctx;
-    cufort_pool_run(workers, download_share, &c);
-    return settle(&c.f);
+    return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, ctx);
 }
