@@ -1,7 +1,7 @@
 /* bench_gemm.c — issue 6's GEMM benchmark: C = A*B + C on host arrays, n x n, side by side in one
  * process, each path timed the same way (wall clock around a call that returns with C on the host;
- * one warm-up, then the median of several; the engine, the CPU BLAS and the drop-in take turns rep
- * by rep):
+ * one warm-up, then the median of several; the engine, the CPU BLAS and the drop-in take turns in
+ * short runs, see interleaved()):
  *   engine_pageable  cufort_?gemm_host on malloc'd arrays (the thunk engine)
  *   engine_pinned    the same on cufort_host_alloc'd arrays
  *   naive            cudaMalloc, cudaMemcpy from the pageable arrays, cublas?gemm, copy back, free
@@ -96,11 +96,12 @@ static void *ctype_scalar(problem *pr, int which)   /* alpha (0) or beta (1), in
 }
 
 /* ---- timing ---- */
+enum { MAX_REPS = 64 };   /* the timing arrays' size */
 static int reps_for(int n)
 {
     const char *env = getenv("BENCH_REPS");   /* more repetitions where the machine is noisy */
-    if (env && atoi(env) > 0) return atoi(env) < 16 ? atoi(env) : 16;   /* the timing arrays' size */
-    return n <= 1024 ? 10 : n <= 4096 ? 5 : n <= 8192 ? 3 : 2;
+    if (env && atoi(env) > 0) return atoi(env) < MAX_REPS / 2 ? atoi(env) : MAX_REPS / 2;
+    return n <= 1024 ? 32 : n <= 4096 ? 8 : n <= 8192 ? 3 : 2;
 }
 
 typedef void (*runner)(problem *, void *ctx);
@@ -115,7 +116,7 @@ static double sorted_median(double *t, int reps)
 static double median_ms(problem *pr, runner run, void *ctx)
 {
     int reps = reps_for(pr->n);
-    double t[16];
+    double t[MAX_REPS];
     run(pr, ctx);   /* warm-up: plans, handles, buffers */
     for (int r = 0; r < reps; r++) {
         double t0 = now();
@@ -150,7 +151,7 @@ static void ab_engine(problem *pr, const char *spec)
     snprintf(buf, sizeof buf, "%s", spec);
     for (char *tok = strtok_r(buf, ";", &save); tok && ns < 8; tok = strtok_r(NULL, ";", &save))
         set[ns++] = tok;
-    double t[8][16];
+    double t[8][MAX_REPS];
     for (int r = -1; r < reps; r++)   /* r = -1: a warm-up of each */
         for (int k = 0; k < ns; k++) {
             char var[128], *eq;
@@ -336,38 +337,67 @@ static int has(const char *list, const char *mode)
 static FILE *csv;
 static void emit(problem *pr, const char *mode_base, double ms);
 
-/* Paths of one problem timed rep by rep in turn, in a fresh random order each rep: a slow spell
- * of this shared host then falls on each of them alike, not on one column, and no path always
- * follows the same other one (a call right after a large CPU BLAS call runs slower) (the drop-in's first
- * calls near its threshold, which measure both of its paths, fall in the warm-up and the first
- * reps).  Only the engine, the CPU BLAS and the drop-in take turns: with cublasXt among them the
- * call after it ran 10-20% slower (v5, bench/NOTES_gemm.md). */
+/* Paths of one problem timed in turns, in runs: each round runs every path RUN + 1 times in a row
+ * and times the last RUN calls, and the rounds rotate which path goes first.  A timed call thus
+ * always follows a call of its own path, as in a program's loop: the untimed first call of a run
+ * pays for the switch (a CPU BLAS call right after a GPU call finds its threads asleep, an engine
+ * call after a long CPU call finds the copy helpers and the GPU idle).  A slow spell of this shared
+ * host still falls on every path alike.  (Single calls in a random order, seeded alike for every
+ * size, made the drop-in follow the CPU BLAS call in 6 of 10 reps and the engine in 4, and read the
+ * same engine call up to 15% slower through the drop-in: bench/NOTES_gemm.md v6.)  A path whose
+ * fastest call in two rounds took 3x the others' median leaves the turns: it cannot be the better
+ * one (the drop-in stays).  The warm-up runs the drop-in WARM_DROPIN times, past its first calls near the threshold that
+ * measure both of its paths (adapt.c).  Besides the medians, the drop-in's time over the better of
+ * the other two is printed per round, runs next to each other in time, and its median: the paired
+ * ratio, which a slow spell of a few rounds moves less.  Only the engine, the CPU BLAS and the
+ * drop-in take turns: with cublasXt among them the call after it ran 10-20% slower (v5). */
+enum { RUN = 2, WARM_DROPIN = 5 };
 typedef struct { const char *mode; runner run; void *ctx; } timed_path;
 static void interleaved(problem *pr, timed_path *p, int np)
 {
-    int reps = reps_for(pr->n);
-    double t[8][16];
-    for (int k = 0; k < np; k++)
-        p[k].run(pr, p[k].ctx);   /* warm-up: plans, handles, buffers */
-    unsigned seed = 12345;
-    for (int r = 0; r < reps; r++) {
-        int order[8];
-        for (int i = 0; i < np; i++)
-            order[i] = i;
-        for (int i = np - 1; i > 0; i--) {   /* a fresh order each rep (Fisher-Yates) */
-            seed = seed * 1103515245u + 12345u;
-            int k = (int)((seed >> 16) % (unsigned)(i + 1)), x = order[i];
-            order[i] = order[k], order[k] = x;
-        }
+    int rounds = reps_for(pr->n), got[8] = {0}, out[8] = {0}, drop = -1;
+    double t[8][MAX_REPS], run_ms[8][MAX_REPS / RUN], sorted[MAX_REPS];
+    for (int k = 0; k < np; k++) {
+        if (!strcmp(p[k].mode, "dropin")) drop = k;
+        for (int w = k == drop ? WARM_DROPIN : 1; w > 0; w--)
+            p[k].run(pr, p[k].ctx);   /* plans, handles, buffers; the drop-in's routing */
+    }
+    for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < np; i++) {
-            int k = order[i];
-            double t0 = now();
-            p[k].run(pr, p[k].ctx);
-            t[k][r] = (now() - t0) * 1e3;
+            int k = (r + i) % np;
+            run_ms[k][r] = 0;   /* 0: not run this round */
+            if (out[k]) continue;
+            for (int c = 0; c <= RUN; c++) {
+                double t0 = now();
+                p[k].run(pr, p[k].ctx);
+                if (c > 0) run_ms[k][r] += (t[k][got[k]++] = (now() - t0) * 1e3) / RUN;
+            }
+        }
+        if (r != 1) continue;
+        for (int k = 0; k < np; k++) {
+            double best = 1e300, fastest = 1e300;
+            for (int j = 0; j < np; j++) {
+                memcpy(sorted, t[j], got[j] * sizeof *sorted);
+                double med = sorted_median(sorted, got[j]);
+                if (j != k && med < best) best = med;
+                if (j == k) fastest = sorted[0];
+            }
+            out[k] = k != drop && fastest > 3 * best;
         }
     }
     for (int k = 0; k < np; k++)
-        emit(pr, p[k].mode, sorted_median(t[k], reps));
+        emit(pr, p[k].mode, sorted_median(t[k], got[k]));
+    if (drop < 0 || np < 2) return;
+    double ratio[MAX_REPS / RUN];
+    int nr = 0;
+    printf("# %c %d drop-in / better of the others, per round:", pr->p, pr->n);
+    for (int r = 0; r < rounds; r++) {
+        double best = 1e300;
+        for (int k = 0; k < np; k++)
+            if (k != drop && run_ms[k][r] > 0 && run_ms[k][r] < best) best = run_ms[k][r];
+        printf(" %.3f", ratio[nr++] = run_ms[drop][r] / best);
+    }
+    printf("; median %.3f\n", sorted_median(ratio, nr));
 }
 
 static void emit(problem *pr, const char *mode_base, double ms)
@@ -474,7 +504,7 @@ int main(int argc, char **argv)
                 CK(cudaMemcpy(dC, pr.pC, pr.bytes, cudaMemcpyHostToDevice));
                 cudaEvent_t e0, e1;
                 cudaEventCreate(&e0), cudaEventCreate(&e1);
-                double t[18];   /* reps_for() + 2 */
+                double t[MAX_REPS / 2 + 2];   /* reps_for() + 2 */
                 int reps = reps_for(pr.n) + 2;
                 device_gemm(&pr, dA, dB, dC);
                 for (int r = 0; r < reps; r++) {

@@ -1,7 +1,8 @@
 // bench_kernels.cu — `make bench` (GPU machine): cufort's reduction and transpose kernels side by
 // side with CUB DeviceReduce::Sum, cublas<S|D>asum, a device-to-device cudaMemcpy of the same bytes
-// and cublasSgeam (op T), in one run.  CUDA events around every call, warm-up first, the median
-// (and min) of REPS timed calls; inputs are random, never zero, and far larger than L2.  Prints a
+// and cublasSgeam (op T), in one run.  CUDA events around every call, warm-up first, L2 emptied of
+// the operands before each timed call, the median (and min) of REPS timed calls; inputs are random,
+// never zero, and far larger than L2.  Prints a
 // table (last) and writes CSV to $OUT/bench_kernels.csv when OUT is set, else ./bench_kernels.csv.
 // Bandwidth: reductions count the bytes read; transposes and the copy count bytes read + written.
 #include <cub/device/device_reduce.cuh>
@@ -63,6 +64,29 @@ __global__ void widen(const float *x, double *y, size_t n)
         y[i] = (double)x[i] * (1.0 + 1e-9 * (double)(i & 1023));
 }
 
+// Before every timed call: a read of twice L2's size, then a wait for it.  Each case then starts
+// from the same L2 (none of its operands in it), whatever case ran before it: without this the
+// same launch read up to 3% faster or slower by its place in the interleaved order (bench/NOTES.md
+// v5).  A read leaves clean lines (a memset would leave dirty ones for the timed call to write
+// back); the wait keeps the timed call's launch inside its time, as a caller sees it.
+static const int4 *scrub_buf;
+static size_t scrub_n;
+static int *scrub_sink;
+__global__ void scrub_l2(const int4 *p, size_t n, int *sink)
+{
+    int acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        int4 v = __ldcg(p + i);
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x7fffffff) *sink = acc;   // never in practice; keeps the loads
+}
+static void scrub(cudaStream_t s)
+{
+    scrub_l2<<<1024, 512, 0, s>>>(scrub_buf, scrub_n, scrub_sink);
+    CK(cudaStreamSynchronize(s));
+}
+
 struct Row { std::string group, what; double bytes, med_ms, min_ms, gbs; };
 static std::vector<Row> rows;
 
@@ -86,6 +110,7 @@ static void flush(cudaStream_t s)
     std::vector<std::vector<float>> t(pending.size(), std::vector<float>(REPS));
     for (int i = 0; i < REPS; i++)
         for (size_t k = 0; k < pending.size(); k++) {
+            scrub(s);
             CK(cudaEventRecord(a, s));
             pending[k].fn();
             CK(cudaEventRecord(b, s));
@@ -120,6 +145,14 @@ int main(int argc, char **argv)
     printf("device: %s, %d SMs, L2 %d MB; reps %d (median), warm-up %d\n", prop.name, prop.multiProcessorCount,
            prop.l2CacheSize >> 20, REPS, WARM);
     cudaStream_t s = 0;   // the default stream: cufort's thread stream too
+    scrub_n = 2 * (size_t)prop.l2CacheSize / sizeof(int4);
+    {
+        float *sb;
+        CK(dalloc(&sb, scrub_n * sizeof(int4)));
+        fill_random<<<1024, 256>>>(sb, scrub_n * 4, 4242u);
+        scrub_buf = reinterpret_cast<const int4 *>(sb);
+        CK(dalloc(&scrub_sink, 64));
+    }
     cublasHandle_t h;
     CB(cublasCreate(&h));
     CB(cublasSetStream(h, s));

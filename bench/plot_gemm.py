@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """bench/plot_gemm.py CSV [OUTDIR] — issue 6's table and plot from bench_gemm's CSV (prec,n,mode,ms,tflops):
-a markdown table per precision (ms and effective TFLOP/s per path) into OUTDIR/bench_gemm.md, and
+a markdown table per precision (ms and effective TFLOP/s per path, and the drop-in's time over the
+better of the engine and the CPU BLAS, from the medians) into OUTDIR/bench_gemm.md, and
 OUTDIR/bench_gemm.png, effective TFLOP/s against n, one panel per precision (needs matplotlib; run it
 with the system python3 where pip's has none)."""
 
@@ -35,10 +36,13 @@ def table(rows):
             continue
         modes = modes_of(rows, prec)
         out.append(f"\n### {NAMES['prec'][prec]}: ms (effective TFLOP/s), C = A*B + C on host arrays\n")
-        out.append("| n | " + " | ".join(modes) + " |")
-        out.append("|---" * (len(modes) + 1) + "|")
+        out.append("| n | " + " | ".join(modes) + " | dropin / better |")
+        out.append("|---" * (len(modes) + 2) + "|")
         for n in sizes:
-            cells = [f"{v[0]:.3g} ({v[1]:.2f})" if (v := rows[(prec, n)].get(m)) else "-" for m in modes]
+            row = rows[(prec, n)]
+            cells = [f"{v[0]:.3g} ({v[1]:.2f})" if (v := row.get(m)) else "-" for m in modes]
+            others = [row[m][0] for m in ("engine_pageable", "cpu") if m in row]
+            cells.append(f"{row['dropin'][0] / min(others):.3f}" if "dropin" in row and others else "-")
             out.append(f"| {n} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
