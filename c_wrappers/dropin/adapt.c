@@ -5,29 +5,44 @@
  * host the DGEMM crossover moved between n = 384 and n = 600 from one run to the next, and a fixed
  * threshold left calls there up to 1.24x slower than the better path (bench/NOTES_gemm.md v5).  So
  * a call whose work lies within a factor BAND of the threshold falls in a class (its routine, its
- * flops in steps of 2^(1/4)); the class's first TRIALS calls run on the engine, the next TRIALS on
- * the CPU BLAS, and every later call of the class takes the path whose best time was smaller.
- * Each path's best, not its first, counts: the first engine call pays for CUDA's start and for
- * buffers that grow, the first CPU call after an engine call for threads that went to sleep or
- * still spin — so the paths are tried in runs, not alternately, and the second call of a run is
- * timed as the class's calls will run.  A path that failed (the engine fell back) never wins.
+ * flops in steps of 2^(1/4)); the class's first WARM + TIMED calls run on the engine, the next
+ * WARM + TIMED on the CPU BLAS, and every later call of the class takes the path whose median timed
+ * call was shorter.  The paths are tried in runs, not alternately, and a run's first call is not
+ * timed: the first engine call pays for CUDA's start and for buffers that grow, the first CPU call
+ * after an engine call for threads that went to sleep.  The median, not the best: the CPU BLAS's
+ * times on a busy host spread widely, and the best of two once sent DGEMM n = 384 to the CPU BLAS
+ * at 1.25x the engine's time (NOTES_gemm v6).  A path that failed (the engine fell back) never
+ * wins.  Where the two medians lie within CLOSE of each other the choice was nearly a coin toss
+ * and the host may drift: the class is measured again after 16 of its calls, then 32, 64, ... up
+ * to 4096, and decides on the medians of its last KEEP timed calls per path (ZGEMM n = 128 had
+ * measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS; v6).  That costs at
+ * most a few calls at up to CLOSE times the better one's time per doubling interval.
+ * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin.
  * CUFORT_REPORT lists each class with both times.
  *
  * The table is small and fixed; a call that finds it full is routed by the threshold alone. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "dropin.h"
 
-enum { BAND = 8, TRIALS = 2, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
+enum { BAND = 8, WARM = 1, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
+enum { FIRST_RECHECK = 16, LAST_RECHECK = 4096 };
+#define CLOSE 1.25
 
 typedef struct {
     const dropin_stats *routine;   /* NULL: a free entry */
     int size;                      /* floor(log2(flops) * STEPS_PER_OCTAVE) */
-    int runs[2];                   /* timed calls on the CPU BLAS (0) and on the engine (1) */
-    double best[2];                /* their smallest time, seconds */
-    int choice;                    /* -1 while measuring, else the path */
+    int runs[2];                   /* calls of the current measurement on the CPU BLAS (0), engine (1) */
+    double t[2][KEEP];             /* the last KEEP timed calls per path, seconds (a ring) */
+    int kept[2];                   /* timed calls ever put in the ring */
+    double median[2];
+    int failed;                    /* the engine fell back during a measurement */
+    int choice;                    /* the path of later calls; -1 before the first decision */
+    int measuring, measurements;
+    long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
 } adapt_class;
 
 static adapt_class classes[CLASSES];
@@ -47,7 +62,7 @@ static adapt_class *class_of(const dropin_stats *routine, int size)
         if (e->routine == routine && e->size == size)
             return e;
         if (!e->routine) {
-            *e = (adapt_class){routine, size, {0, 0}, {0, 0}, -1};
+            *e = (adapt_class){.routine = routine, .size = size, .choice = -1, .measuring = 1};
             return e;
         }
     }
@@ -60,9 +75,13 @@ int dropin_adapt_route(dropin_call *c, double flops)
     pthread_mutex_lock(&lock);
     adapt_class *e = class_of(c->s, size);
     if (e) {
+        if (!e->measuring && e->until_recheck > 0 && --e->until_recheck == 0) {
+            e->measuring = 1;
+            e->runs[0] = e->runs[1] = 0;
+        }
         path = e->choice;
-        if (path < 0) {   /* measuring: TRIALS calls on the engine, then TRIALS on the CPU */
-            path = e->runs[1] < TRIALS;
+        if (e->measuring) {   /* a run on the engine, then one on the CPU BLAS */
+            path = e->runs[1] < WARM + TIMED;
             c->adapt = e;
             c->adapt_path = path;
             c->adapt_t0 = dropin_now_ns();
@@ -72,20 +91,58 @@ int dropin_adapt_route(dropin_call *c, double flops)
     return path;
 }
 
+static double median_of(const double *t, int n)
+{
+    double v[KEEP];
+    for (int i = 0; i < n; i++) {   /* insertion sort: at most KEEP values */
+        int j = i;
+        for (; j > 0 && v[j - 1] > t[i]; j--)
+            v[j] = v[j - 1];
+        v[j] = t[i];
+    }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static long recheck_every(void)
+{
+    const char *v = getenv("CUFORT_DROPIN_RECHECK");
+    return v && *v ? atol(v) : 0;
+}
+
+/* both runs done: decide, and when the margin is thin, when to measure again.  Under the lock. */
+static void decide(adapt_class *e)
+{
+    int n0 = e->kept[0] < KEEP ? e->kept[0] : KEEP, n1 = e->kept[1] < KEEP ? e->kept[1] : KEEP;
+    e->median[0] = median_of(e->t[0], n0);
+    e->median[1] = median_of(e->t[1], n1);
+    e->choice = !e->failed && e->median[1] < e->median[0];
+    e->measuring = 0;
+    e->measurements++;
+    double lo = fmin(e->median[0], e->median[1]), hi = fmax(e->median[0], e->median[1]);
+    long forced = recheck_every();
+    if (forced > 0)
+        e->interval = forced;
+    else if (!e->failed && hi < CLOSE * lo)
+        e->interval = !e->interval ? FIRST_RECHECK : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
+    else
+        e->interval = 0;
+    e->until_recheck = e->interval;
+}
+
 void dropin_adapt_record(dropin_call *c, int gpu)
 {
     adapt_class *e = c->adapt;
     int p = c->adapt_path;
     double t = (double)(dropin_now_ns() - c->adapt_t0) * 1e-9;
-    if (p == 1 && (!gpu || c->fell_back))
-        t = INFINITY;   /* the engine could not do it */
     c->adapt = NULL;
     pthread_mutex_lock(&lock);
-    if (e->runs[p] == 0 || t < e->best[p])
-        e->best[p] = t;
-    e->runs[p]++;
-    if (e->choice < 0 && e->runs[0] >= TRIALS && e->runs[1] >= TRIALS)
-        e->choice = e->best[1] < e->best[0];
+    if (p == 1 && (!gpu || c->fell_back))
+        e->failed = 1;
+    int i = e->runs[p]++ - WARM;   /* calls of several threads at once may overshoot: ignored */
+    if (e->measuring && i >= 0 && i < TIMED)
+        e->t[p][e->kept[p]++ % KEEP] = t;
+    if (e->measuring && e->runs[0] >= WARM + TIMED && e->runs[1] >= WARM + TIMED)
+        decide(e);
     pthread_mutex_unlock(&lock);
 }
 
@@ -111,10 +168,11 @@ void dropin_adapt_list(FILE *f)
     for (int i = 0; i < CLASSES; i++) {
         const adapt_class *e = &classes[i];
         if (e->routine && e->choice >= 0)
-            fprintf(f, "# measured: %s of ~%.2g flops: engine %.3f ms, CPU BLAS %.3f ms (best of %d, %d) "
-                    "-> %s\n", e->routine->name, exp2((e->size + 0.5) / STEPS_PER_OCTAVE),
-                    e->best[1] * 1e3, e->best[0] * 1e3, e->runs[1], e->runs[0],
-                    e->choice ? "engine" : "CPU BLAS");
+            fprintf(f, "# measured: %s of ~%.2g flops: engine %.3f ms%s, CPU BLAS %.3f ms (medians of %d and %d "
+                    "timed calls in %d measurement%s) -> %s\n", e->routine->name,
+                    exp2((e->size + 0.5) / STEPS_PER_OCTAVE), e->median[1] * 1e3, e->failed ? " (fell back)" : "",
+                    e->median[0] * 1e3, e->kept[1] < KEEP ? e->kept[1] : KEEP, e->kept[0] < KEEP ? e->kept[0] : KEEP,
+                    e->measurements, e->measurements == 1 ? "" : "s", e->choice ? "engine" : "CPU BLAS");
     }
     pthread_mutex_unlock(&lock);
 }

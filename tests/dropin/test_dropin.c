@@ -211,39 +211,58 @@ static void test_adaptive(void)
     const char *first = run_dgemm(64, 64, 64, "adaptive, call 1");   /* 5.2e5 flops */
     CHECK(!strcmp(first, "engine"), "adaptive: a new size class tries the engine first",
           "call 1 ran on the %s", first);
-    const char *second = run_dgemm(64, 64, 64, "adaptive, call 2");
-    const char *third = run_dgemm(64, 64, 64, "adaptive, call 3");
-    CHECK(!strcmp(second, "engine") && !strcmp(third, "cpu"),
-          "adaptive: the paths are tried in runs (engine, engine, then the CPU BLAS)",
-          "calls 2 and 3 ran on the %s and the %s", second, third);
-    run_dgemm(64, 64, 64, "adaptive, call 4");
+    const char *path[9] = {first};
+    for (int i = 2; i <= 8; i++)
+        path[i] = run_dgemm(64, 64, 64, ckf("adaptive, call %d", i));
+    CHECK(!strcmp(path[4], "engine") && !strcmp(path[5], "cpu") && !strcmp(path[8], "cpu"),
+          "adaptive: the paths are tried in runs (four on the engine, then four on the CPU BLAS)",
+          "calls 4, 5 and 8 ran on the %s, the %s and the %s", path[4], path[5], path[8]);
     s1 = stats("dgemm");
-    CHECK(ran(s0, s1, 1) == 2 && ran(s0, s1, 0) == 2, "adaptive: calls 1-4, two on each path",
+    CHECK(ran(s0, s1, 1) == 4 && ran(s0, s1, 0) == 4, "adaptive: calls 1-8, four on each path",
           "engine %lld, CPU BLAS %lld", ran(s0, s1, 1), ran(s0, s1, 0));
-    for (int i = 5; i <= 10; i++)
+    for (int i = 9; i <= 14; i++)
         run_dgemm(64, 64, 64, ckf("adaptive, call %d", i));
     cufort_dropin_stats s2 = stats("dgemm");
-    CHECK((ran(s1, s2, 1) == 6) != (ran(s1, s2, 0) == 6), "adaptive: calls 5-10 all take one path",
+    CHECK((ran(s1, s2, 1) == 6) != (ran(s1, s2, 0) == 6), "adaptive: calls 9-14 all take one path",
           "engine %lld, CPU BLAS %lld", ran(s1, s2, 1), ran(s1, s2, 0));
     /* CUFORT_REPORT lists the measured class with both times */
     char text[8192], name[256];
     cufort_dropin_write_report(ckf("%s/adaptive.txt", tmpdir));
     read_report(text, sizeof text, name, sizeof name);
-    /* the path taken is the one whose best time was smaller, and calls 5-10 took it */
+    /* the path taken is the one whose median time was smaller, and calls 9-14 took it */
     const char *line = strstr(text, "\n# measured: dgemm of ~5.");
     double te = 0, tc = 0;
     char took[16] = "";
-    int parsed = line && sscanf(strstr(line, "engine "), "engine %lf ms, CPU BLAS %lf ms (best of 2, 2) -> %15s",
-                                &te, &tc, took) == 3;
+    int parsed = line && sscanf(strstr(line, "engine "),
+                                "engine %lf ms, CPU BLAS %lf ms (medians of 3 and 3 timed calls in 1 "
+                                "measurement) -> %15s", &te, &tc, took) == 3;
     int to_engine = !strcmp(took, "engine");
     CHECK(parsed && (te == tc || to_engine == (te < tc)) && ran(s1, s2, to_engine) == 6,
-          "adaptive: the path with the smaller best time takes the class's later calls",
-          "parsed %d: engine %g ms, CPU BLAS %g ms, took \"%s\"; calls 5-10: engine %lld, CPU %lld",
+          "adaptive: the path with the smaller median time takes the class's later calls",
+          "parsed %d: engine %g ms, CPU BLAS %g ms, took \"%s\"; calls 9-14: engine %lld, CPU %lld",
           parsed, te, tc, took, ran(s1, s2, 1), ran(s1, s2, 0));
-    CHECK(line && strstr(text, "(best of 2, 2) -> ") &&
+    CHECK(line && strstr(text, "(medians of 3 and 3 timed calls in 1 measurement) -> ") &&
               (strstr(text, "classes near the threshold: 1 measured faster on the engine, 0 on the CPU BLAS") ||
                strstr(text, "classes near the threshold: 0 measured faster on the engine, 1 on the CPU BLAS")),
           "report: the measured class, its two times and the path taken", "report:\n%s", text);
+    /* CUFORT_DROPIN_RECHECK=4: after 4 decided calls the class is measured again (four calls on
+     * each path, the first of each untimed), and decides on the medians of 6 timed calls each */
+    setenv("CUFORT_DROPIN_RECHECK", "4", 1);
+    set_routing_adapt("2e6", "64", NULL, "1");   /* a fresh table */
+    const char *rp[23];
+    for (int i = 1; i <= 22; i++)
+        rp[i] = run_dgemm(64, 64, 64, ckf("recheck, call %d", i));
+    /* calls 1-8 measure, 9-11 decided, 12-19 measure again (12 is the 4th after the decision) */
+    CHECK(!strcmp(rp[12], "engine") && !strcmp(rp[15], "engine") && !strcmp(rp[16], "cpu") &&
+              !strcmp(rp[19], "cpu") && !strcmp(rp[20], rp[21]),
+          "CUFORT_DROPIN_RECHECK: the class is measured again after 4 decided calls",
+          "calls 12, 15, 16, 19, 20, 21 ran on %s %s %s %s %s %s", rp[12], rp[15], rp[16], rp[19], rp[20], rp[21]);
+    cufort_dropin_write_report(ckf("%s/recheck.txt", tmpdir));
+    read_report(text, sizeof text, name, sizeof name);
+    CHECK(strstr(text, "(medians of 6 and 6 timed calls in 2 measurements) -> "),
+          "report: a class measured twice decides on both measurements' calls", "report:\n%s", text);
+    unsetenv("CUFORT_DROPIN_RECHECK");
+    set_routing_adapt("2e6", "64", NULL, "1");
     /* another size class (20% more work: the next 2^(1/4) step) is measured afresh */
     const char *other = run_dgemm(68, 68, 68, "adaptive, another class");
     CHECK(!strcmp(other, "engine"), "adaptive: another size class is measured from its first call",
