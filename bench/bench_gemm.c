@@ -345,15 +345,16 @@ static void emit(problem *pr, const char *mode_base, double ms);
  * call after a long CPU call finds the copy helpers and the GPU idle).  A slow spell of this shared
  * host still falls on every path alike.  (Single calls in a random order, seeded alike for every
  * size, made the drop-in follow the CPU BLAS call in 6 of 10 reps and the engine in 4, and read the
- * same engine call up to 15% slower through the drop-in: bench/NOTES_gemm.md v6.)  A path whose
- * fastest call in two rounds took 3x the others' median leaves the turns: it cannot be the better
- * one (the drop-in stays).  The warm-up runs the drop-in WARM_DROPIN times, past its first calls near the threshold that
- * measure both of its paths (adapt.c).  Besides the medians, the drop-in's time over the better
- * path's (by median) is printed per round, runs next to each other in time, and its median: the
- * paired ratio, which a slow spell of a few rounds moves less.  (Over the better of the two per
- * round it read 1.15 where the CPU BLAS and the engine are about equal: the smaller of two noisy
- * times is biased low.)  Only the engine, the CPU BLAS and the
- * drop-in take turns: with cublasXt among them the call after it ran 10-20% slower (v5). */
+ * same engine call up to 15% slower through the drop-in: bench/NOTES_gemm.md v6.)
+ * A path whose fastest call in two rounds took 3x the others' median leaves the turns: it cannot be
+ * the better one (the drop-in stays).  The warm-up runs the drop-in WARM_DROPIN times, past the
+ * first calls near its threshold that measure both of its paths (adapt.c).
+ * Besides the medians, the drop-in's time over the better path's (by median) is printed per round,
+ * runs next to each other in time, and its median: the paired ratio, which a slow spell of a few
+ * rounds moves less.  (Over the better of the two per round it read 1.15 where the CPU BLAS and
+ * the engine are about equal: the smaller of two noisy times is biased low.)
+ * Only the engine, the CPU BLAS and the drop-in take turns: with cublasXt among them the call after
+ * it ran 10-20% slower (v5). */
 enum { RUN = 2, WARM_DROPIN = 9, MIN_ROUNDS = 6 };
 typedef struct { const char *mode; runner run; void *ctx; } timed_path;
 static void interleaved(problem *pr, timed_path *p, int np)

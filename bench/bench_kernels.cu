@@ -2,8 +2,8 @@
 // side with CUB DeviceReduce::Sum, cublas<S|D>asum, a device-to-device cudaMemcpy of the same bytes
 // and cublasSgeam (op T), in one run.  CUDA events around every call, warm-up first, L2 emptied of
 // the operands before each timed call, the median (and min) of REPS timed calls; inputs are random,
-// never zero, and far larger than L2.  Prints a
-// table (last) and writes CSV to $OUT/bench_kernels.csv when OUT is set, else ./bench_kernels.csv.
+// never zero, and far larger than L2.  Prints a table (last) and writes CSV to
+// $OUT/bench_kernels.csv when OUT is set, else ./bench_kernels.csv.
 // Bandwidth: reductions count the bytes read; transposes and the copy count bytes read + written.
 #include <cub/device/device_reduce.cuh>
 #include <cublas_v2.h>

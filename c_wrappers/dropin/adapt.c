@@ -11,7 +11,7 @@
  * timed: the first engine call pays for CUDA's start and for buffers that grow, the first CPU call
  * after an engine call for threads that went to sleep.  The median, not the best: the CPU BLAS's
  * times on a busy host spread widely, and the best of two once sent DGEMM n = 384 to the CPU BLAS
- * at 1.25x the engine's time (NOTES_gemm v6).  A path that failed (the engine fell back) never
+ * at 1.29x the engine's time (NOTES_gemm v6).  A path that failed (the engine fell back) never
  * wins.  Where the two medians lie within CLOSE of each other the choice was nearly a coin toss
  * and the host may drift: the class is measured again after 16 of its calls, then 32, 64, ... up
  * to 4096, and decides on the medians of its last KEEP timed calls per path (ZGEMM n = 128 had
