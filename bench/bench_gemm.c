@@ -362,7 +362,7 @@ static void interleaved(problem *pr, timed_path *p, int np)
     /* at least MIN_ROUNDS: DGEMM 8192's staged copies spread 10-20% on this host */
     int rounds = reps_for(pr->n) > MIN_ROUNDS ? reps_for(pr->n) : MIN_ROUNDS;
     int got[8] = {0}, out[8] = {0}, drop = -1;
-    double t[8][MAX_REPS], run_ms[8][MAX_REPS / RUN], sorted[MAX_REPS];
+    double t[8][MAX_REPS], run_ms[8][MAX_REPS / RUN], sorted[MAX_REPS], med[8], fastest[8];
     for (int k = 0; k < np; k++) {
         if (!strcmp(p[k].mode, "dropin")) drop = k;
         for (int w = k == drop ? WARM_DROPIN : 1; w > 0; w--)
@@ -380,23 +380,24 @@ static void interleaved(problem *pr, timed_path *p, int np)
             }
         }
         if (r != 1) continue;
+        for (int j = 0; j < np; j++) {
+            memcpy(sorted, t[j], got[j] * sizeof *sorted);
+            med[j] = sorted_median(sorted, got[j]);
+            fastest[j] = sorted[0];
+        }
         for (int k = 0; k < np; k++) {
-            double best = 1e300, fastest = 1e300;
-            for (int j = 0; j < np; j++) {
-                memcpy(sorted, t[j], got[j] * sizeof *sorted);
-                double med = sorted_median(sorted, got[j]);
-                if (j != k && med < best) best = med;
-                if (j == k) fastest = sorted[0];
-            }
-            out[k] = k != drop && fastest > 3 * best;
+            double best = 1e300;
+            for (int j = 0; j < np; j++)
+                if (j != k && med[j] < best) best = med[j];
+            out[k] = k != drop && fastest[k] > 3 * best;
         }
     }
     for (int k = 0; k < np; k++)
-        emit(pr, p[k].mode, sorted_median(t[k], got[k]));
+        emit(pr, p[k].mode, med[k] = sorted_median(t[k], got[k]));
     if (drop < 0 || np < 2) return;
     int better = -1;   /* the other path of the smaller median; it ran every round */
     for (int k = 0; k < np; k++)
-        if (k != drop && (better < 0 || sorted_median(t[k], got[k]) < sorted_median(t[better], got[better])))
+        if (k != drop && (better < 0 || med[k] < med[better]))
             better = k;
     double ratio[MAX_REPS / RUN];
     int nr = 0;

@@ -125,6 +125,19 @@ static double host_read(const char *src, size_t n, int threads)
 
 /* ---- the pinned pool, the stream and per-thread events ---- */
 static char *pool;
+
+/* REPS timings of POOL pinned bytes moved by DMA in copies of `piece` bytes (POOL: one copy) */
+static void time_dma(double *t, char *dst, const char *src, size_t piece, enum cudaMemcpyKind kind,
+                     cudaStream_t s)
+{
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now();
+        for (size_t at = 0; at < POOL; at += piece)
+            CK(cudaMemcpyAsync(dst + at, src + at, piece, kind, s));
+        CK(cudaStreamSynchronize(s));
+        t[r] = now() - t0;
+    }
+}
 static cudaStream_t up, down;
 static cudaEvent_t ev[2][MAXT][MAXS];
 
@@ -361,19 +374,9 @@ int main(int argc, char **argv)
     }
 
     /* the PCIe ceiling: pinned pool, 256 MiB each way */
-    for (int r = 0; r < REPS; r++) {
-        t0 = now();
-        CK(cudaMemcpyAsync(dev, pool, POOL, cudaMemcpyHostToDevice, up));
-        CK(cudaStreamSynchronize(up));
-        t[r] = now() - t0;
-    }
+    time_dma(t, dev, pool, POOL, cudaMemcpyHostToDevice, up);
     report("h2d", "dma pinned 256 MiB", t, REPS, POOL);
-    for (int r = 0; r < REPS; r++) {
-        t0 = now();
-        CK(cudaMemcpyAsync(pool, dev, POOL, cudaMemcpyDeviceToHost, down));
-        CK(cudaStreamSynchronize(down));
-        t[r] = now() - t0;
-    }
+    time_dma(t, pool, dev, POOL, cudaMemcpyDeviceToHost, down);
     report("d2h", "dma pinned 256 MiB", t, REPS, POOL);
     for (int r = 0; r < REPS; r++) {
         t0 = now();
@@ -386,22 +389,10 @@ int main(int argc, char **argv)
     report("both", "dma pinned 128+128 MiB", t, REPS, POOL);
     /* the same bytes in many copies: the DMA engine's cost per copy */
     for (size_t piece = 1 << 20; piece <= (8 << 20); piece *= 2) {
-        for (int r = 0; r < REPS; r++) {
-            t0 = now();
-            for (size_t at = 0; at < POOL; at += piece)
-                CK(cudaMemcpyAsync(dev + at, pool + at, piece, cudaMemcpyHostToDevice, up));
-            CK(cudaStreamSynchronize(up));
-            t[r] = now() - t0;
-        }
+        time_dma(t, dev, pool, piece, cudaMemcpyHostToDevice, up);
         snprintf(what, sizeof what, "dma pinned 256 MiB in %zu KiB copies", piece >> 10);
         report("h2d", what, t, REPS, POOL);
-        for (int r = 0; r < REPS; r++) {
-            t0 = now();
-            for (size_t at = 0; at < POOL; at += piece)
-                CK(cudaMemcpyAsync(pool + at, dev + at, piece, cudaMemcpyDeviceToHost, down));
-            CK(cudaStreamSynchronize(down));
-            t[r] = now() - t0;
-        }
+        time_dma(t, pool, dev, piece, cudaMemcpyDeviceToHost, down);
         report("d2h", what, t, REPS, POOL);
     }
     /* a 2 MiB slot the CPU has just written (still in its cache), copied 128 times */
