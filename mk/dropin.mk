@@ -69,7 +69,7 @@ DROPIN_LAYER_OBJS = $(OBJ)/tests/generated/test_blas.dropin.o $(call support_obj
                     $(OBJ)/tests/dropin/layer.o
 
 DROPIN_TEST_BINS := $(if $(TEST_BLAS_SRC),$(TESTBIN)/test_blas_dropin $(TESTBIN)/test_blas_dropin_engine) \
-                    $(TESTBIN)/test_dropin
+                    $(TESTBIN)/test_dropin $(TESTBIN)/test_adapt
 $(TESTBIN)/test_blas_dropin: $(DROPIN_LAYER_OBJS) $(DROPIN_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS)
@@ -79,6 +79,12 @@ $(TESTBIN)/test_blas_dropin_engine: $(DROPIN_LAYER_OBJS) $(OBJ)/tests/dropin/for
 $(TESTBIN)/test_dropin: $(OBJ)/tests/dropin/test_dropin.o $(DROPIN_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS) -ldl
+
+# adapt.c's policy on a simulated clock: its object linked in directly, with the test's dropin_now_ns
+$(OBJ)/tests/dropin/test_adapt.o: CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/f77
+$(TESTBIN)/test_adapt: $(OBJ)/tests/dropin/test_adapt.o $(OBJ)/c_wrappers/dropin/adapt.o $(LIB)/libcufort.so
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) -L$(LIB) -lcufort $(TEST_LDLIBS)
 
 TEST_BINS += $(DROPIN_TEST_BINS)
 tests: $(DROPIN_TEST_BINS)

@@ -17,6 +17,12 @@
  * to 4096, and decides on the medians of its last KEEP timed calls per path (ZGEMM n = 128 had
  * measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS; v6).  That costs at
  * most a few calls at up to CLOSE times the better one's time per doubling interval.
+ * Where one median is FAR or more times the other, that is implausible this near the threshold
+ * (in-band medians measured 1.0-1.7x apart) and more likely a burst of the host's: on the H100 host
+ * OpenBLAS's ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
+ * measurement caught in one sent the class to the engine for good, 1.33x slower (v6).  Such a
+ * class is measured again after 16 calls, then 64, then 256, each time deciding on the slower
+ * path's new calls alone: at most 3 x 4 calls of the slower path over the process's life.
  * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin.
  * CUFORT_REPORT lists each class with both times.
  *
@@ -29,8 +35,9 @@
 #include "dropin.h"
 
 enum { BAND = 8, WARM = 1, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
-enum { FIRST_RECHECK = 16, LAST_RECHECK = 4096 };
+enum { FIRST_RECHECK = 16, LAST_RECHECK = 4096, FAR_RECHECKS = 3 };
 #define CLOSE 1.25
+#define FAR 3.0
 
 typedef struct {
     const dropin_stats *routine;   /* NULL: a free entry */
@@ -43,6 +50,8 @@ typedef struct {
     int choice;                    /* the path of later calls; -1 before the first decision */
     int measuring, measurements;
     long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
+    int far_rechecks;              /* measurements scheduled because the medians lay FAR apart */
+    int suspect;                   /* the path whose calls the next measurement replaces; -1: none */
 } adapt_class;
 
 static adapt_class classes[CLASSES];
@@ -62,7 +71,8 @@ static adapt_class *class_of(const dropin_stats *routine, int size)
         if (e->routine == routine && e->size == size)
             return e;
         if (!e->routine) {
-            *e = (adapt_class){.routine = routine, .size = size, .choice = -1, .measuring = 1};
+            *e = (adapt_class){.routine = routine, .size = size, .choice = -1, .measuring = 1,
+                               .suspect = -1};
             return e;
         }
     }
@@ -78,6 +88,8 @@ int dropin_adapt_route(dropin_call *c, double flops)
         if (!e->measuring && e->until_recheck > 0 && --e->until_recheck == 0) {
             e->measuring = 1;
             e->runs[0] = e->runs[1] = 0;
+            if (e->suspect >= 0)
+                e->kept[e->suspect] = 0;
         }
         path = e->choice;
         if (e->measuring) {   /* a run on the engine, then one on the CPU BLAS */
@@ -120,12 +132,19 @@ static void decide(adapt_class *e)
     e->measurements++;
     double lo = fmin(e->median[0], e->median[1]), hi = fmax(e->median[0], e->median[1]);
     long forced = recheck_every();
-    if (forced > 0)
+    e->suspect = -1;
+    if (forced > 0) {
         e->interval = forced;
-    else if (!e->failed && hi < CLOSE * lo)
-        e->interval = !e->interval ? FIRST_RECHECK : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
-    else
+    } else if (e->failed) {
         e->interval = 0;
+    } else if (hi < CLOSE * lo) {
+        e->interval = !e->interval ? FIRST_RECHECK : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
+    } else if (hi >= FAR * lo && e->far_rechecks < FAR_RECHECKS) {
+        e->interval = (long)FIRST_RECHECK << (2 * e->far_rechecks++);   /* 16, 64, 256 */
+        e->suspect = !e->choice;
+    } else {
+        e->interval = 0;
+    }
     e->until_recheck = e->interval;
 }
 
