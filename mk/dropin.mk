@@ -9,7 +9,8 @@
 #
 # Tests (build/tests, run by make check): test_blas_dropin and test_blas_dropin_engine (the generated
 # BLAS suite through the standard names, CPU path and forced engine path), test_dropin (extras,
-# routing, fallback, report, xerbla); tests/examples/dropin.sh (the dgemm_loop example relinked and
+# routing, fallback, report, xerbla), test_adapt (the measured routing's policy on a simulated clock);
+# tests/examples/dropin.sh (the dgemm_loop example relinked and
 # under LD_PRELOAD, symbol coverage).  Their oracle is netlib's static BLAS with every symbol renamed
 # to ref_*, so that it cannot collide with the names under test.
 

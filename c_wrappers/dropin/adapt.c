@@ -18,7 +18,7 @@
  * measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS; v6).  That costs at
  * most a few calls at up to CLOSE times the better one's time per doubling interval.
  * Where one median is FAR or more times the other, that is implausible this near the threshold
- * (in-band medians measured 1.0-1.7x apart) and more likely a burst of the host's: on the H100 host
+ * (run 20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's: on the H100 host
  * OpenBLAS's ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
  * measurement caught in one sent the class to the engine for good, 1.33x slower (v6).  Such a
  * class is measured again after 16 calls, then 64, then 256, each time deciding on the slower

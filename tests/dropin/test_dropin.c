@@ -193,9 +193,10 @@ static void test_routing(void)
     WHERE(8, 8, 8, "cpu", "malformed threshold");
 }
 
-/* Near the threshold (within 8x) the drop-in times two calls on each path, the engine first, then
+/* Near the threshold (within 8x) the drop-in times four calls on each path, the engine first, then
  * sends every later call of the size class to the faster one (adapt.c).  Which path wins is the
- * machine's business; that each class is measured this way, and results stay right, is checked. */
+ * machine's business; that each class is measured this way, and results stay right, is checked
+ * (test_adapt.c checks the policy itself on a simulated clock). */
 static char tmpdir[256];
 static int read_report(char *buf, size_t n, char *name, size_t namelen);
 
