@@ -251,6 +251,30 @@ static int check(const char *a, const char *b, size_t n, const char *what)
     return 0;
 }
 
+/* one ring each way: an untimed upload, REPS uploads (src[k % 3]: more than L3), then REPS
+ * downloads into a poisoned b unpacking with copy down_nt, checked against a */
+static void time_ring(ring *r, const char *what, char *dev, char *const src[3], const char *a, char *b,
+                      int down_nt)
+{
+    double t[REPS];
+    ring_up(r, dev, a, BYTES);
+    for (int k = 0; k < REPS; k++) {
+        double t0 = now();
+        ring_up(r, dev, src[k % 3], BYTES);
+        t[k] = now() - t0;
+    }
+    report("h2d", what, t, REPS, BYTES);
+    r->nt = down_nt;
+    memset(b, 0x5a, BYTES);
+    for (int k = 0; k < REPS; k++) {
+        double t0 = now();
+        ring_down(r, b, dev, BYTES);
+        t[k] = now() - t0;
+    }
+    check(a, b, BYTES, what);
+    report("d2h", what, t, REPS, BYTES);
+}
+
 /* Registering the array in page-aligned chunks from T threads at once, each chunk's DMA queued as
  * soon as it is registered, every chunk unregistered once the DMAs are done: can pinning the
  * caller's pages in parallel beat copying them?  (dir 0: upload, 1: download) */
@@ -465,21 +489,7 @@ int main(int argc, char **argv)
                 size_t C = (size_t[]){1 << 20, 2 << 20, 4 << 20}[ci];
                 ring r = {8, 3, C, 0, pool, ns};
                 snprintf(what, sizeof what, "ring T=8 C=%zuK S=3 streams=%d up plain/down nt", C >> 10, ns);
-                ring_up(&r, dev, a, BYTES);
-                for (int k = 0; k < REPS; k++) {
-                    t0 = now();
-                    ring_up(&r, dev, src[k % 3], BYTES);
-                    t[k] = now() - t0;
-                }
-                report("h2d", what, t, REPS, BYTES);
-                r.nt = 1;
-                for (int k = 0; k < REPS; k++) {
-                    t0 = now();
-                    ring_down(&r, b, dev, BYTES);
-                    t[k] = now() - t0;
-                }
-                check(a, b, BYTES, what);
-                report("d2h", what, t, REPS, BYTES);
+                time_ring(&r, what, dev, src, a, b, 1);
             }
 
     /* rings */
@@ -496,21 +506,7 @@ int main(int argc, char **argv)
                     if (!quick && f > 1) continue;
                     snprintf(what, sizeof what, "ring T=%d C=%zuK S=%d %s", r.T, r.C >> 10, r.S,
                              copy_names[f]);
-                    ring_up(&r, dev, a, BYTES);
-                    for (int k = 0; k < REPS; k++) {
-                        t0 = now();
-                        ring_up(&r, dev, src[k % 3], BYTES);
-                        t[k] = now() - t0;
-                    }
-                    report("h2d", what, t, REPS, BYTES);
-                    memset(b, 0x5a, BYTES);
-                    for (int k = 0; k < REPS; k++) {
-                        t0 = now();
-                        ring_down(&r, b, dev, BYTES);
-                        t[k] = now() - t0;
-                    }
-                    check(a, b, BYTES, what);
-                    report("d2h", what, t, REPS, BYTES);
+                    time_ring(&r, what, dev, src, a, b, f);
                 }
 
     /* both directions at once, half the pool each */
