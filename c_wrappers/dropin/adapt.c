@@ -12,11 +12,16 @@
  * after an engine call for threads that went to sleep.  The median, not the best: the CPU BLAS's
  * times on a busy host spread widely, and the best of two once sent DGEMM n = 384 to the CPU BLAS
  * at 1.29x the engine's time (NOTES_gemm v6).  A path that failed (the engine fell back) never
- * wins.  Where the two medians lie within CLOSE of each other the choice was nearly a coin toss
- * and the host may drift: the class is measured again after 16 of its calls, then 32, 64, ... up
- * to 4096, and decides on the medians of its last KEEP timed calls per path (ZGEMM n = 128 had
- * measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS; v6).  That costs at
- * most a few calls at up to CLOSE times the better one's time per doubling interval.
+ * wins.  Once decided, every call of the class on the chosen path is timed too (but the first after
+ * a switch), so the chosen path's median follows the host at no cost, and measuring again runs only
+ * the other path: WARM + TIMED calls, decided on the chosen path's last KEEP calls against the
+ * other's.  Where the two medians lie within CLOSE of each other the choice was nearly a coin toss
+ * and the host may drift: the class is measured again after 32 of its calls, then 64, 128, ... up
+ * to 4096 (ZGEMM n = 128 had measured 0.122 against 0.126 ms and then ran 13% slower than the CPU
+ * BLAS; v6).  Each time that costs at most WARM + TIMED calls at up to CLOSE times the chosen one's,
+ * one call's time in all, so at most 3% over the first 32 calls and half that per doubling after.
+ * (Measuring both paths again after 16 calls cost twice that per interval, and ZGEMM n = 256, 1.18x
+ * apart, read 1.07 of the better path over the benchmark's ~100 calls: run 21.)
  * Where one median is FAR or more times the other, that is implausible this near the threshold
  * (run 20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's: on the H100 host
  * OpenBLAS's ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
@@ -35,7 +40,7 @@
 #include "dropin.h"
 
 enum { BAND = 8, WARM = 1, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
-enum { FIRST_RECHECK = 16, LAST_RECHECK = 4096, FAR_RECHECKS = 3 };
+enum { CLOSE_RECHECK = 32, LAST_RECHECK = 4096, FAR_RECHECK = 16, FAR_RECHECKS = 3 };
 #define CLOSE 1.25
 #define FAR 3.0
 
@@ -43,6 +48,7 @@ typedef struct {
     const dropin_stats *routine;   /* NULL: a free entry */
     int size;                      /* floor(log2(flops) * STEPS_PER_OCTAVE) */
     int runs[2];                   /* calls of the current measurement on the CPU BLAS (0), engine (1) */
+    int last;                      /* the path of the class's latest call; -1 before the first */
     double t[2][KEEP];             /* the last KEEP timed calls per path, seconds (a ring) */
     int kept[2];                   /* timed calls ever put in the ring */
     double median[2];
@@ -72,7 +78,7 @@ static adapt_class *class_of(const dropin_stats *routine, int size)
             return e;
         if (!e->routine) {
             *e = (adapt_class){.routine = routine, .size = size, .choice = -1, .measuring = 1,
-                               .suspect = -1};
+                               .suspect = -1, .last = -1};
             return e;
         }
     }
@@ -86,18 +92,20 @@ int dropin_adapt_route(dropin_call *c, double flops)
     adapt_class *e = class_of(c->s, size);
     if (e) {
         if (!e->measuring && e->until_recheck > 0 && --e->until_recheck == 0) {
-            e->measuring = 1;
-            e->runs[0] = e->runs[1] = 0;
+            e->measuring = 1;   /* the other path only: the chosen one's runs count as done */
+            e->runs[!e->choice] = 0;
+            e->runs[e->choice] = WARM + TIMED;
             if (e->suspect >= 0)
                 e->kept[e->suspect] = 0;
         }
-        path = e->choice;
-        if (e->measuring) {   /* a run on the engine, then one on the CPU BLAS */
-            path = e->runs[1] < WARM + TIMED;
+        path = e->measuring ? e->runs[1] < WARM + TIMED : e->choice;   /* the engine's run first */
+        if (e->measuring || path == e->last) {   /* timed: not the first call after a switch */
             c->adapt = e;
             c->adapt_path = path;
+            c->adapt_measuring = e->measuring;
             c->adapt_t0 = dropin_now_ns();
         }
+        e->last = path;
     }
     pthread_mutex_unlock(&lock);
     return path;
@@ -121,12 +129,13 @@ static long recheck_every(void)
     return v && *v ? atol(v) : 0;
 }
 
-/* both runs done: decide, and when the margin is thin, when to measure again.  Under the lock. */
+static int kept(const adapt_class *e, int p) { return e->kept[p] < KEEP ? e->kept[p] : KEEP; }
+
+/* the measurement done: decide, and when to measure again.  Under the lock. */
 static void decide(adapt_class *e)
 {
-    int n0 = e->kept[0] < KEEP ? e->kept[0] : KEEP, n1 = e->kept[1] < KEEP ? e->kept[1] : KEEP;
-    e->median[0] = median_of(e->t[0], n0);
-    e->median[1] = median_of(e->t[1], n1);
+    e->median[0] = median_of(e->t[0], kept(e, 0));
+    e->median[1] = median_of(e->t[1], kept(e, 1));
     e->choice = !e->failed && e->median[1] < e->median[0];
     e->measuring = 0;
     e->measurements++;
@@ -138,15 +147,18 @@ static void decide(adapt_class *e)
     } else if (e->failed) {
         e->interval = 0;
     } else if (hi < CLOSE * lo) {
-        e->interval = !e->interval ? FIRST_RECHECK : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
+        e->interval = e->interval < CLOSE_RECHECK ? CLOSE_RECHECK
+                      : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
     } else if (hi >= FAR * lo && e->far_rechecks < FAR_RECHECKS) {
-        e->interval = (long)FIRST_RECHECK << (2 * e->far_rechecks++);   /* 16, 64, 256 */
+        e->interval = (long)FAR_RECHECK << (2 * e->far_rechecks++);   /* 16, 64, 256 */
         e->suspect = !e->choice;
     } else {
         e->interval = 0;
     }
     e->until_recheck = e->interval;
 }
+
+static void keep(adapt_class *e, int p, double t) { e->t[p][e->kept[p]++ % KEEP] = t; }
 
 void dropin_adapt_record(dropin_call *c, int gpu)
 {
@@ -155,13 +167,25 @@ void dropin_adapt_record(dropin_call *c, int gpu)
     double t = (double)(dropin_now_ns() - c->adapt_t0) * 1e-9;
     c->adapt = NULL;
     pthread_mutex_lock(&lock);
-    if (p == 1 && (!gpu || c->fell_back))
-        e->failed = 1;
-    int i = e->runs[p]++ - WARM;   /* calls of several threads at once may overshoot: ignored */
-    if (e->measuring && i >= 0 && i < TIMED)
-        e->t[p][e->kept[p]++ % KEEP] = t;
-    if (e->measuring && e->runs[0] >= WARM + TIMED && e->runs[1] >= WARM + TIMED)
-        decide(e);
+    int fell_back = p == 1 && (!gpu || c->fell_back);
+    if (!c->adapt_measuring) {   /* a call on the chosen path; the class may be measuring by now */
+        if (fell_back && !e->measuring) {
+            e->failed = 1;
+            e->choice = 0;
+            e->interval = e->until_recheck = 0;
+        } else if (!e->measuring && p == e->choice) {
+            keep(e, p, t);
+            e->median[p] = median_of(e->t[p], kept(e, p));
+        }
+    } else {
+        if (fell_back)
+            e->failed = 1;
+        int i = e->runs[p]++ - WARM;   /* calls of several threads at once may overshoot: ignored */
+        if (e->measuring && i >= 0 && i < TIMED)
+            keep(e, p, t);
+        if (e->measuring && e->runs[0] >= WARM + TIMED && e->runs[1] >= WARM + TIMED)
+            decide(e);
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -190,7 +214,7 @@ void dropin_adapt_list(FILE *f)
             fprintf(f, "# measured: %s of ~%.2g flops: engine %.3f ms%s, CPU BLAS %.3f ms (medians of %d and %d "
                     "timed calls in %d measurement%s) -> %s\n", e->routine->name,
                     exp2((e->size + 0.5) / STEPS_PER_OCTAVE), e->median[1] * 1e3, e->failed ? " (fell back)" : "",
-                    e->median[0] * 1e3, e->kept[1] < KEEP ? e->kept[1] : KEEP, e->kept[0] < KEEP ? e->kept[0] : KEEP,
+                    e->median[0] * 1e3, kept(e, 1), kept(e, 0),
                     e->measurements, e->measurements == 1 ? "" : "s", e->choice ? "engine" : "CPU BLAS");
     }
     pthread_mutex_unlock(&lock);

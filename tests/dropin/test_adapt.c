@@ -8,7 +8,8 @@
  *   a CPU burst during the first measurement, then the CPU faster: measured again, the CPU wins;
  *   the same burst on the engine; a CPU truly FAR slower: three more measurements, then never;
  *   medians 2x apart: decided once; medians within CLOSE: measured again at doubling intervals;
- *   an engine that fell back: never again, whatever the margin. */
+ *   the chosen CPU BLAS slowing down: its own later calls send the class to the engine;
+ *   an engine that fell back, while measured or later: never again, whatever the margin. */
 #include "check.h"
 #include "dropin.h"
 
@@ -22,7 +23,7 @@ enum { FLOPS = 17000000 };   /* zgemm n = 128 */
 typedef struct {
     double (*cpu)(long i);
     double (*engine)(long i);
-    int engine_fails;
+    int engine_fails;   /* from this call on the engine falls back; 0: never */
 } scenario;
 
 typedef struct {
@@ -38,10 +39,11 @@ static outcome run(const scenario *sc, long calls)
     for (long i = 1; i <= calls; i++) {
         dropin_call c = {.s = &routine};
         int path = dropin_adapt_route(&c, FLOPS);
+        clock_ns += (uint64_t)((path ? sc->engine(i) : sc->cpu(i)) * 1e6);
         if (c.adapt) {
-            clock_ns += (uint64_t)((path ? sc->engine(i) : sc->cpu(i)) * 1e6);
-            c.fell_back = path && sc->engine_fails;
-            dropin_adapt_record(&c, path && !sc->engine_fails);
+            int fails = path && sc->engine_fails && i >= sc->engine_fails;
+            c.fell_back = fails;
+            dropin_adapt_record(&c, path && !fails);
         }
         o.path[i] = path ? 'e' : 'c';
         if (!path) {
@@ -71,31 +73,35 @@ static double steady_020(long i) { (void)i; return 0.20; }
 static double steady_036(long i) { (void)i; return 0.36; }
 static double steady_6(long i) { (void)i; return 6.0; }
 static double engine_burst(long i) { return i <= 4 ? 6.0 : 0.18; }
+static double cpu_slows(long i) { return i <= 30 ? 0.17 : 0.25; }
 
 static void test_cpu_burst(void)
 {
     scenario sc = {burst_then_fast, steady_018, 0};
     outcome o = run(&sc, 200);
     /* 1-4 engine, 5-8 CPU (6 ms: engine); the 16th call after the decision (24) starts the next
-     * measurement, 24-27 engine, 28-31 CPU; then the CPU */
-    CHECK(all(&o, 1, 4, 'e') && all(&o, 5, 8, 'c') && all(&o, 9, 27, 'e') && all(&o, 28, 31, 'c') &&
-              all(&o, 32, 200, 'c'),
+     * measurement, of the CPU alone: 24-27; 0.11 against the engine's 0.18, so the CPU */
+    CHECK(all(&o, 1, 4, 'e') && all(&o, 5, 8, 'c') && all(&o, 9, 23, 'e') && all(&o, 24, 200, 'c'),
           "a burst of the CPU BLAS in the first measurement: measured again after 16 calls, then the CPU",
           "paths %.40s...", o.path + 1);
-    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.110 ms (medians of 6 and 3 timed calls in 2 "
+    /* the engine's timed calls: 2-4 and 10-23 (9 follows a CPU call), the last 12 kept */
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.110 ms (medians of 12 and 12 timed calls in 2 "
                            "measurements) -> CPU BLAS") != NULL,
-          "the burst's calls are dropped: the CPU's median is its new calls' alone", "report: %s", o.report);
+          "the burst's calls are dropped; the chosen path's own calls are timed", "report: %s", o.report);
 }
 
 static void test_engine_burst(void)
 {
     scenario sc = {steady_020, engine_burst, 0};
-    outcome o = run(&sc, 60);
-    /* 1-4 engine at 6 ms, so the CPU; 24-31 measured again: 0.18 against 0.20, within CLOSE */
-    CHECK(all(&o, 5, 23, 'c') && all(&o, 24, 27, 'e') && all(&o, 28, 31, 'c') && all(&o, 32, 60, 'e'),
-          "a burst of the engine in the first measurement: measured again, then the engine",
-          "paths %.60s", o.path + 1);
-    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.200 ms (medians of 3 and 6 timed calls in 2 "
+    outcome o = run(&sc, 130);
+    /* 1-4 engine at 6 ms, so the CPU; 24-27 the engine measured again: 0.18 against 0.20, within
+     * CLOSE, so the engine, and the CPU measured again 32 calls later (59-62), then 64 (126-129) */
+    CHECK(all(&o, 5, 23, 'c') && all(&o, 24, 58, 'e') && all(&o, 59, 62, 'c') && all(&o, 63, 125, 'e') &&
+              all(&o, 126, 129, 'c') && o.path[130] == 'e',
+          "a burst of the engine in the first measurement: measured again, then the engine; the CPU "
+          "measured again after 32 and 64 calls",
+          "paths %.130s", o.path + 1);
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.200 ms (medians of 12 and 12 timed calls in 4 "
                            "measurements) -> engine") != NULL,
           "the engine's burst calls are dropped, the CPU's pooled", "report: %s", o.report);
 }
@@ -104,9 +110,10 @@ static void test_truly_far(void)
 {
     scenario sc = {steady_6, steady_018, 0};
     outcome o = run(&sc, 2000);
-    /* measured at 1-8, then from the 16th (24-31), 64th (95-102) and 256th (358-365) call after */
-    CHECK(o.cpu_calls == 16 && o.last_cpu == 365 && all(&o, 28, 31, 'c') && all(&o, 99, 102, 'c') &&
-              all(&o, 362, 365, 'c'),
+    /* measured at 1-8; then the CPU alone from the 16th (24-27), 64th (91-94) and 256th (350-353)
+     * call after each decision */
+    CHECK(o.cpu_calls == 16 && o.last_cpu == 353 && all(&o, 24, 27, 'c') && all(&o, 91, 94, 'c') &&
+              all(&o, 350, 353, 'c'),
           "a CPU truly 33x slower: measured three more times (16, 64, 256 calls later), then never",
           "%d CPU calls, the last at %d", o.cpu_calls, o.last_cpu);
     CHECK(strstr(o.report, "(medians of 12 and 3 timed calls in 4 measurements) -> engine") != NULL,
@@ -126,10 +133,25 @@ static void test_close(void)
 {
     scenario sc = {steady_020, steady_018, 0};
     outcome o = run(&sc, 2000);
-    /* 8 + (15+8) + (31+8) + ... + (511+8) = 1058 calls make 7 measurements; the 8th ends at 2089 */
-    CHECK(o.cpu_calls == 28 && strstr(o.report, "(medians of 12 and 12 timed calls in 7 measurements) -> engine"),
-          "medians within CLOSE: measured again after 16, 32, ..., 512 calls", "%d CPU calls; %s",
-          o.cpu_calls, o.report);
+    /* decided at 8, the CPU alone at 40-43, 107-110, 238-241, 497-500, 1012-1015; next at 2039 */
+    CHECK(o.cpu_calls == 24 && all(&o, 40, 43, 'c') && all(&o, 1012, 1015, 'c') &&
+              strstr(o.report, "(medians of 12 and 12 timed calls in 6 measurements) -> engine"),
+          "medians within CLOSE: the other path measured again after 32, 64, ..., 512 calls",
+          "%d CPU calls; %s", o.cpu_calls, o.report);
+}
+
+static void test_chosen_slows(void)
+{
+    scenario sc = {cpu_slows, steady_018, 0};
+    outcome o = run(&sc, 100);
+    /* 0.17 against 0.18: the CPU; from call 31 it takes 0.25 ms.  At 40-43 the engine is measured
+     * again, against the CPU's own last calls (28-39, 9 of them slow), not its first three */
+    CHECK(all(&o, 9, 39, 'c') && all(&o, 40, 100, 'e'),
+          "the chosen CPU BLAS slows down: its own calls count, and the engine takes over",
+          "paths %.100s", o.path + 1);
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.250 ms (medians of 12 and 12 timed calls in 2 "
+                           "measurements) -> engine") != NULL,
+          "the CPU's median is that of its latest calls", "report: %s", o.report);
 }
 
 static void test_fell_back(void)
@@ -140,6 +162,11 @@ static void test_fell_back(void)
               strstr(o.report, "in 1 measurement) -> CPU BLAS"),
           "an engine that fell back: the CPU BLAS, never measured again", "paths %.40s...; %s",
           o.path + 1, o.report);
+    sc = (scenario){steady_6, steady_018, 20};
+    o = run(&sc, 500);
+    CHECK(all(&o, 9, 20, 'e') && all(&o, 21, 500, 'c') && strstr(o.report, "(fell back)"),
+          "an engine that falls back after the measurement: the CPU BLAS from the next call, for good",
+          "paths %.40s...; %s", o.path + 1, o.report);
 }
 
 int main(void)
@@ -151,6 +178,7 @@ int main(void)
     test_truly_far();
     test_apart();
     test_close();
+    test_chosen_slows();
     test_fell_back();
     return ck_end();
 }
