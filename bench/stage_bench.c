@@ -10,6 +10,8 @@
  *   both      a ring upload and a ring download at once (what a tiled GEMM does)
  *   register  cudaHostRegister + cudaHostUnregister of the array; with argv[2] = "register", only
  *             the array registered in chunks from several threads, each chunk's DMA right after
+ *   grouped   (argv[2] = "grouped", alone) one pinned ring shared by all threads, a DMA per group
+ *             of pieces, against the ring, taking turns, on 128 and 512 MiB
  * Output: one line per case, "direction case GB/s", and a CSV on argv[1] when given. */
 #include <cuda_runtime.h>
 #include <emmintrin.h>
@@ -233,15 +235,6 @@ static void ring_down(const ring *r, char *host, const char *dev, size_t n)
     }
 }
 
-/* both at once: the upload on this thread, the download on a helper */
-typedef struct { const ring *r; char *host; const char *dev; size_t n; } down_job;
-static void *down_thread(void *p)
-{
-    down_job *j = p;
-    ring_down(j->r, j->host, j->dev, j->n);
-    return NULL;
-}
-
 static int check(const char *a, const char *b, size_t n, const char *what)
 {
     if (memcmp(a, b, n)) {
@@ -249,6 +242,160 @@ static int check(const char *a, const char *b, size_t n, const char *what)
         exit(1);
     }
     return 0;
+}
+
+/* grouped: one ring of NG groups of G bytes shared by T threads.  Pieces of P bytes are claimed in
+ * order and packed at their place in their group; the thread that completes a group queues one DMA
+ * for all of it.  Does the DMA engine keep up with the packing when it gets 4-8 MiB copies instead
+ * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots, NOTES_staging) */
+typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp; } grouped;
+
+/* with ramp (as staging.c): groups of G/8, G/8, G/4, G/2, then G; pieces a quarter of a group,
+ * 256 KiB to P.  Group of byte y: its index, start and size. */
+static long group_at(const grouped *q, size_t y, size_t n, size_t *start, size_t *size, size_t *piece)
+{
+    size_t r = q->G / 8;
+    long k = !q->ramp ? (long)(y / q->G) : y < r ? 0 : y < 2 * r ? 1 : y < 4 * r ? 2 : y < q->G ? 3 : 3 + (long)(y / q->G);
+    size_t lo = !q->ramp ? (size_t)k * q->G : k == 0 ? 0 : k < 4 ? r << (k - 1) : (size_t)(k - 3) * q->G;
+    size_t hi = !q->ramp ? lo + q->G : k < 4 ? r << k : lo + q->G;
+    hi = hi < n ? hi : n;
+    *start = lo, *size = hi - lo;
+    size_t p = *size / 4 < (256 << 10) ? 256 << 10 : *size / 4;
+    *piece = q->ramp ? (p < q->P ? p : q->P) : q->P;
+    return k;
+}
+static cudaEvent_t gev[64];
+
+static void grouped_up(const grouped *q, char *dev, const char *host, size_t n)
+{
+    size_t next = 0;
+    size_t packed[64] = {0};
+    long issued[64];
+    for (int i = 0; i < q->NG; i++) issued[i] = -1;
+#pragma omp parallel num_threads(q->T)
+    for (;;) {
+        size_t at = __atomic_load_n(&next, __ATOMIC_RELAXED), len, g0, gbytes, piece;
+        long g;
+        do {
+            if (at >= n) break;
+            g = group_at(q, at, n, &g0, &gbytes, &piece);
+            len = g0 + gbytes - at < piece ? g0 + gbytes - at : piece;
+        } while (!__atomic_compare_exchange_n(&next, &at, at + len, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        if (at >= n) break;
+        int slot = (int)(g % q->NG);
+        if (g >= q->NG) {   /* the slot's previous group: queued, then done */
+            while (__atomic_load_n(&issued[slot], __ATOMIC_ACQUIRE) < g - q->NG) _mm_pause();
+            CK(cudaEventSynchronize(gev[slot]));
+        }
+        char *dst = q->slots + (size_t)slot * q->G + (at - g0);
+        if (q->nt) copy_nt(dst, host + at, len);
+        else memcpy(dst, host + at, len);
+        if (__atomic_add_fetch(&packed[slot], len, __ATOMIC_ACQ_REL) == gbytes) {
+            packed[slot] = 0;
+            CK(cudaMemcpyAsync(dev + g0, q->slots + (size_t)slot * q->G, gbytes, cudaMemcpyHostToDevice, up));
+            CK(cudaEventRecord(gev[slot], up));
+            __atomic_store_n(&issued[slot], g, __ATOMIC_RELEASE);
+        }
+    }
+    CK(cudaStreamSynchronize(up));
+}
+
+/* the way back: group g's DMA is queued when the slot's previous group is all unpacked (the first
+ * NG at the start), and a piece is unpacked (non-temporal stores) once its group has landed.
+ * Groups of G and pieces of P throughout (no ramp, whatever q->ramp says). */
+static void grouped_issue_down(const grouped *q, const char *dev, size_t n, long g, long *issued)
+{
+    int slot = (int)(g % q->NG);
+    size_t gbytes = n - (size_t)g * q->G < q->G ? n - (size_t)g * q->G : q->G;
+    CK(cudaMemcpyAsync(q->slots + (size_t)slot * q->G, dev + (size_t)g * q->G, gbytes,
+                       cudaMemcpyDeviceToHost, down));
+    CK(cudaEventRecord(gev[slot], down));
+    __atomic_store_n(&issued[slot], g, __ATOMIC_RELEASE);
+}
+
+static void grouped_down(const grouped *q, char *host, const char *dev, size_t n)
+{
+    size_t next = 0, pieces = (n + q->P - 1) / q->P;
+    long groups = (long)((n + q->G - 1) / q->G);
+    size_t unpacked[64] = {0};
+    long issued[64];
+    for (int i = 0; i < q->NG; i++) issued[i] = -1;
+    for (long g = 0; g < q->NG && g < groups; g++) grouped_issue_down(q, dev, n, g, issued);
+#pragma omp parallel num_threads(q->T)
+    for (;;) {
+        size_t k = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+        if (k >= pieces) break;
+        size_t at = k * q->P, len = n - at < q->P ? n - at : q->P;
+        long g = (long)(at / q->G);
+        int slot = (int)(g % q->NG);
+        size_t gbytes = n - (size_t)g * q->G < q->G ? n - (size_t)g * q->G : q->G;
+        while (__atomic_load_n(&issued[slot], __ATOMIC_ACQUIRE) < g) _mm_pause();
+        CK(cudaEventSynchronize(gev[slot]));
+        copy_nt(host + at, q->slots + (size_t)slot * q->G + at % q->G, len);
+        if (__atomic_add_fetch(&unpacked[slot], len, __ATOMIC_ACQ_REL) == gbytes) {
+            unpacked[slot] = 0;
+            if (g + q->NG < groups) grouped_issue_down(q, dev, n, g + q->NG, issued);
+        }
+    }
+}
+
+/* grouped uploads against the ring, taking turns rep by rep, on n bytes */
+static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n)
+{
+    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 1},
+                    {8, 6, 8 << 20, 2 << 20, pool, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 1, 0}};
+    enum { NQ = sizeof qs / sizeof *qs };
+    ring r = {8, 3, 2 << 20, 0, pool, 1};
+    double t[NQ + 1][REPS];
+    char what[96];
+    for (int k = 0; k < REPS; k++)
+        for (int i = 0; i <= NQ; i++) {
+            const char *from = src[(k + i) % 3];
+            double t0 = now();
+            if (i == NQ) ring_up(&r, dev, from, n);
+            else grouped_up(&qs[i], dev, from, n);
+            t[i][k] = now() - t0;
+            if (k == 0) {   /* checked once per case */
+                char *back = malloc(n);
+                CK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
+                check(a, back, n, "grouped upload");
+                free(back);
+            }
+        }
+    for (int i = 0; i <= NQ; i++) {
+        if (i == NQ) snprintf(what, sizeof what, "ring T=8 C=2048K S=3 plain, %zu MiB (turns)", n >> 20);
+        else snprintf(what, sizeof what, "grouped T=%d G=%zuK x%d P=%zuK%s%s, %zu MiB (turns)", qs[i].T,
+                      qs[i].G >> 10, qs[i].NG, qs[i].P >> 10, qs[i].nt ? " nt" : "",
+                      qs[i].ramp ? " ramp" : "", n >> 20);
+        report("h2d", what, t[i], REPS, n);
+    }
+    char *back = malloc(n);
+    r.nt = 1;
+    for (int k = 0; k < REPS; k++)
+        for (int i = 0; i <= NQ; i++) {
+            memset(back, 0x5a, n);
+            double t0 = now();
+            if (i == NQ) ring_down(&r, back, dev, n);
+            else grouped_down(&qs[i], back, dev, n);
+            t[i][k] = now() - t0;
+            if (k == 0) check(a, back, n, "grouped download");
+        }
+    free(back);
+    for (int i = 0; i <= NQ; i++) {
+        if (i == NQ) snprintf(what, sizeof what, "ring T=8 C=2048K S=3 nt, %zu MiB (turns)", n >> 20);
+        else snprintf(what, sizeof what, "grouped T=%d G=%zuK x%d P=%zuK nt, %zu MiB (turns)", qs[i].T,
+                      qs[i].G >> 10, qs[i].NG, qs[i].P >> 10, n >> 20);
+        report("d2h", what, t[i], REPS, n);
+    }
+}
+
+/* both at once: the upload on this thread, the download on a helper */
+typedef struct { const ring *r; char *host; const char *dev; size_t n; } down_job;
+static void *down_thread(void *p)
+{
+    down_job *j = p;
+    ring_down(j->r, j->host, j->dev, j->n);
+    return NULL;
 }
 
 /* one ring each way: an untimed upload, REPS uploads (src[k % 3]: more than L3), then REPS
@@ -367,6 +514,14 @@ int main(int argc, char **argv)
     if (argc > 2 && !strcmp(argv[2], "register")) {
         CK(cudaMemcpy(dev, a, BYTES, cudaMemcpyHostToDevice));
         register_cases(a, b, dev);
+        if (csv) fclose(csv);
+        return 0;
+    }
+
+    if (argc > 2 && !strcmp(argv[2], "grouped")) {
+        for (int i = 0; i < 64; i++) CK(cudaEventCreateWithFlags(&gev[i], cudaEventDisableTiming));
+        grouped_cases(dev, src, a, (size_t)128 << 20);
+        grouped_cases(dev, src, a, BYTES);
         if (csv) fclose(csv);
         return 0;
     }

@@ -1,20 +1,22 @@
 /* staging.c — host arrays to and from the device at PCIe speed.
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
- * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), are cut
- * into pieces of at most 2 MiB that host threads stream through pinned rings: each worker of a
- * copy (the calling thread and helpers from pool.c, which sleep when idle, unlike OpenMP's) owns a
- * ring of three slots, claims the next piece, packs it into a free slot and queues its DMA itself,
- * so packing, DMA and the other workers never wait for one another (the way back mirrors it, three
- * DMAs in flight per worker).  Why this shape (bench/stage_bench.c, bench/NOTES_staging.md):
- * one core of that host copies at only ~8.5 GB/s, so the copies must be spread over threads, and a
- * step-locked scheme (all threads pack one 8 MiB slot, then the DMA) reached 40 / 35 GB/s where
- * these rings reach 49.5 / 50 GB/s of the 54.7 the DMA engine moves from pinned memory.  Packing
- * uses ordinary stores (non-temporal ones measured 35 against 49.5 GB/s, though the DMA reads a
- * slot still in a core's cache more slowly); unpacking uses non-temporal stores (the caller's
- * array is not read for ownership first: 50 against 42 GB/s).  Arrays under 64 KiB take the plain
- * path, where the set-up would cost more than it saves. */
+ * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), go
+ * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread.  The copy's workers (the
+ * calling thread and helpers from pool.c, which sleep when idle, unlike OpenMP's) claim pieces of
+ * the array in order and pack each into its place in its group's slot; whoever packs a group's
+ * last piece queues the group's one DMA.  The way back mirrors it: SLOTS groups in flight, and
+ * whoever unpacks a group's last piece queues the group that reuses the slot.  Why this shape
+ * (bench/stage_bench.c, bench/NOTES_staging.md): one core of that host copies at only ~8.5 GB/s,
+ * so the copies must be spread over threads; and the DMA engine, not the packing, is the slower
+ * side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at 44-49 GB/s
+ * up and 51 down where a ring per thread with one 2 MiB DMA per piece moved 29-45 and 40-42 (the
+ * two taking turns in one run; nine runs up, two down).  Packing uses ordinary stores
+ * (non-temporal ones measured 36-40 against 44-49 GB/s); unpacking uses non-temporal stores (the
+ * caller's array is not read for ownership first: 50 against 42 GB/s).  Arrays under 64 KiB take
+ * the plain path, where the set-up would cost more than it saves. */
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,44 +26,45 @@
 #include "thread_state.h"
 #include "thunk.h"
 
-/* PIECE: the largest piece (a slot); MIN_PIECE: the smallest worth a thread of its own, so that a
- * 1 MiB array is cut four ways but a 100 KiB one is not cut at all. */
-enum { SLOTS = 3, WORKERS = 8, MAX_WORKERS = 16, PIECE = 2 << 20, MIN_PIECE = 256 << 10,
-       PIPELINE_MIN = 64 << 10 };
+/* GROUP: a slot, the most one DMA moves; PIECE: the most one worker packs or unpacks at a time;
+ * MIN_PIECE: the least worth a worker of its own, so that a 1 MiB array is cut four ways but a
+ * 100 KiB one is not cut at all. */
+enum { SLOTS = 6, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
+       MIN_PIECE = 256 << 10, PIPELINE_MIN = 64 << 10 };
 
 typedef struct {
     cufort_thread_state link;
-    char *ring[MAX_WORKERS];                    /* SLOTS slots of PIECE bytes, pinned */
-    cufort_event done[MAX_WORKERS][SLOTS];      /* the last DMA through the slot */
-    int pending[MAX_WORKERS][SLOTS];
+    char *slot[SLOTS];            /* GROUP bytes each, pinned, made on first use */
+    cufort_event done[SLOTS];     /* the last DMA through the slot */
+    int pending[SLOTS];
 } stage;
 
 static void release_stage(cufort_thread_state *s)   /* at a reset, with the device still there */
 {
     stage *st = (stage *)s;
-    for (int w = 0; w < MAX_WORKERS; w++) {
-        if (st->ring[w])
-            cufort_host_free(st->ring[w]);
-        cufort_thunk_events_release(st->done[w], SLOTS);
-    }
+    for (int i = 0; i < SLOTS; i++)
+        if (st->slot[i])
+            cufort_host_free(st->slot[i]);
+    cufort_thunk_events_release(st->done, SLOTS);
 }
 
 static cufort_thread_states stages = CUFORT_THREAD_STATES(stage, release_stage);
 static _Thread_local stage *mine;
 
-/* this thread's rings for workers [0, workers), made on first use */
-static int my_stage(int workers, stage **out)
+/* this thread's slots [0, slots), made on first use */
+static int my_stage(int slots, stage **out)
 {
     stage *me = cufort_thread_state_get(&stages, (void **)&mine);
     if (!me)
         return CUFORT_ALLOC_FAILED;
-    for (int w = 0; w < workers; w++) {
+    for (int i = 0; i < slots; i++) {
         int st;
-        if (!me->ring[w] && (st = cufort_host_alloc((void **)&me->ring[w], (int64_t)SLOTS * PIECE)))
-            return st;
-        if ((st = cufort_thunk_events(me->done[w], SLOTS)))
+        if (!me->slot[i] && (st = cufort_host_alloc((void **)&me->slot[i], GROUP)))
             return st;
     }
+    int st = cufort_thunk_events(me->done, SLOTS);
+    if (st)
+        return st;
     *out = me;
     return CUFORT_SUCCESS;
 }
@@ -88,40 +91,62 @@ static int staging_threads(void)
 }
 
 /* A transfer is the packed device image of cols columns of width bytes (hpitch apart on the host),
- * handed out in pieces, in order, to whichever thread asks next (a slow thread delays no other).
- * A piece is a slot, or less when that leaves a thread idle: 1 MiB goes four ways, 100 KiB one.
- * Both ends of a large transfer ramp, because the DMA engine, not the packing, is the slower side
- * (bench/NOTES_staging.md): an upload starts with pieces of 256 KiB, 256 KiB, 512 KiB and 1 MiB
- * so that the first DMA starts after 256 KiB is packed, not 2 MiB; a download ends with a round
- * of quarter pieces, so that the last unpack, which no other thread can share, is short.  (Pieces
- * shrinking through the whole second half measured slower: more pieces, more DMA gaps.) */
+ * moved in groups of GROUP bytes, one DMA each, and handed to the workers in pieces, in order, to
+ * whichever asks next (a slow worker delays no other).  A piece is a quarter of its group, at
+ * least MIN_PIECE and at most PIECE: 1 MiB goes four ways, 100 KiB one.  A download's last groups
+ * ramp down, 4, 2, 1 and 1 MiB, so that the unpacking left after the last DMA is short.  (An
+ * upload's first groups ramped up the same way measured slower: 128 MiB in 2.99-3.24 ms against
+ * 2.82-3.06 without, three runs in turns, stage_bench; the DMA engine is behind from the start.) */
 typedef struct {
     char *host;
-    size_t width, hpitch, total, piece;
-    size_t head, tail;           /* ramps: bytes handed out small at the start, at the end */
+    size_t width, hpitch, total;
+    cufort_copy_kind kind;
+    long groups;
     size_t next;                 /* the first byte not yet handed out (atomic) */
     cufort_unpack_fn combine;    /* how a piece lands in the caller's array (NULL: copied) */
     const void *ctx;
 } transfer;
 
-static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols, int threads,
-                            cufort_copy_kind kind)
+_Static_assert(GROUP == 8 * RAMP, "the ramp's groups (1, 1, 2, 4 x RAMP) add up to one GROUP");
+
+/* counted from a download's end, the index of the group holding byte y, and its bounds */
+static long ramp_group(size_t y)
 {
-    size_t total = width * cols, p = (total / (size_t)threads + 4095) / 4096 * 4096;
-    p = p < MIN_PIECE ? MIN_PIECE : p > PIECE ? PIECE : p;
-    size_t head = kind == CUFORT_H2D && p == PIECE ? p : 0;
-    size_t tail = kind == CUFORT_D2H && p == PIECE ? (size_t)threads * p : 0;
-    return (transfer){(char *)host, width, hpitch, total, p, head, tail, 0, NULL, NULL};
+    return y < RAMP ? 0 : y < 2 * RAMP ? 1 : y < 4 * RAMP ? 2 : y < GROUP ? 3 : 3 + (long)(y / GROUP);
 }
 
-static size_t range_size(const transfer *x, size_t at)
+static void ramp_bounds(long k, size_t *lo, size_t *hi)
 {
-    size_t p = x->piece, left = x->total - at;
-    if (at < x->head)
-        p = at < MIN_PIECE ? MIN_PIECE : at;             /* 256 KiB, 256 KiB, 512 KiB, 1 MiB */
-    else if (left <= x->tail)
-        p = p / 4;                                       /* the last round in quarters */
-    return p < left ? p : left;
+    *lo = k == 0 ? 0 : k < 4 ? (size_t)RAMP << (k - 1) : (size_t)(k - 3) * GROUP;
+    *hi = k < 4 ? (size_t)RAMP << k : *lo + GROUP;
+}
+
+/* group g's bytes [*start, *start + *bytes) */
+static void group_bounds(const transfer *x, long g, size_t *start, size_t *bytes)
+{
+    size_t lo, hi;
+    if (x->kind == CUFORT_H2D)
+        lo = (size_t)g * GROUP, hi = lo + GROUP;
+    else
+        ramp_bounds(x->groups - 1 - g, &lo, &hi);
+    hi = hi < x->total ? hi : x->total;
+    *start = x->kind == CUFORT_H2D ? lo : x->total - hi;
+    *bytes = hi - lo;
+}
+
+/* the group holding byte at, and its bounds */
+static long group_of(const transfer *x, size_t at, size_t *start, size_t *bytes)
+{
+    long g = x->kind == CUFORT_H2D ? (long)(at / GROUP) : x->groups - 1 - ramp_group(x->total - 1 - at);
+    group_bounds(x, g, start, bytes);
+    return g;
+}
+
+static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols, cufort_copy_kind kind)
+{
+    size_t total = width * cols;
+    long groups = kind == CUFORT_H2D ? (long)((total + GROUP - 1) / GROUP) : ramp_group(total - 1) + 1;
+    return (transfer){(char *)host, width, hpitch, total, kind, groups, 0, NULL, NULL};
 }
 
 /* the next piece [*at, *at + *bytes); 0 when all is handed out */
@@ -131,7 +156,11 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
     do {
         if (a >= x->total)
             return 0;
-        b = range_size(x, a);
+        size_t start, group;
+        group_of(x, a, &start, &group);
+        size_t p = (group / 4 + 4095) / 4096 * 4096;
+        p = p < MIN_PIECE ? MIN_PIECE : p > PIECE ? PIECE : p;
+        b = start + group - a < p ? start + group - a : p;
     } while (!__atomic_compare_exchange_n(&x->next, &a, a + b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     *at = a;
     *bytes = b;
@@ -181,21 +210,23 @@ static int settle(const failure *f)
     return f->rc ? cufort_fail(f->rc, "%s", f->message) : CUFORT_SUCCESS;
 }
 
-/* wait for the slot's last DMA, if it still has one */
-static int free_slot(stage *st, int w, int i)
+/* wait for the slot's last DMA, if it still has one (the workers of a group may all ask) */
+static int free_slot(stage *st, int i)
 {
-    int rc = st->pending[w][i] ? cufort_event_synchronize(st->done[w][i]) : CUFORT_SUCCESS;
+    if (!__atomic_load_n(&st->pending[i], __ATOMIC_ACQUIRE))
+        return CUFORT_SUCCESS;
+    int rc = cufort_event_synchronize(st->done[i]);
     if (!rc)
-        st->pending[w][i] = 0;
+        __atomic_store_n(&st->pending[i], 0, __ATOMIC_RELEASE);
     return rc;
 }
 
-static int queue_dma(stage *st, int w, int i, cufort_stream s, void *dst, const void *src,
-                     size_t bytes, cufort_copy_kind kind)
+static int queue_dma(stage *st, int i, cufort_stream s, void *dst, const void *src, size_t bytes,
+                     cufort_copy_kind kind)
 {
     int rc = cufort_ops()->copy2d(dst, bytes, src, bytes, bytes, 1, kind, s, 1);
-    if (!rc && !(rc = cufort_event_record(st->done[w][i], s)))
-        st->pending[w][i] = 1;
+    if (!rc && !(rc = cufort_event_record(st->done[i], s)))
+        __atomic_store_n(&st->pending[i], 1, __ATOMIC_RELEASE);
     return rc;
 }
 
@@ -237,62 +268,99 @@ typedef struct {
     failure f;
     cufort_stream s;
     char *dev;
+    size_t filled[SLOTS];   /* bytes of the slot's group packed or unpacked so far (atomic) */
+    long issued[SLOTS];     /* the last group whose DMA went through the slot; -1: none yet */
 } copy_job;
 
-/* worker w's share of an upload: claim a piece, pack it into a free slot, queue its DMA */
+/* wait until group g's DMA is queued on slot i (nothing to wait for when g < 0); 0 if stopped */
+static int wait_issued(copy_job *c, int i, long g)
+{
+    while (__atomic_load_n(&c->issued[i], __ATOMIC_ACQUIRE) < g) {
+        if (stopped(&c->f))
+            return 0;
+        sched_yield();   /* the worker it waits for may need this core (tests run 16 on 2) */
+    }
+    return 1;
+}
+
+/* a piece of group g landed: 1 when it was the group's last */
+static int group_done(copy_job *c, int i, size_t bytes, size_t group)
+{
+    if (__atomic_add_fetch(&c->filled[i], bytes, __ATOMIC_ACQ_REL) != group)
+        return 0;
+    __atomic_store_n(&c->filled[i], 0, __ATOMIC_RELAXED);   /* ordered by the issued store after */
+    return 1;
+}
+
+/* the upload: pack each piece into its group's slot (once the slot's previous group has left);
+ * whoever packs a group's last piece queues the group's DMA */
 static void upload_share(void *job, int w)
 {
     copy_job *c = job;
-    size_t at, bytes;
-    for (int i = 0; !stopped(&c->f) && claim(&c->x, &at, &bytes); i = (i + 1) % SLOTS) {
-        char *slot = c->st->ring[w] + (size_t)i * PIECE;
-        if (failed(&c->f, free_slot(c->st, w, i)))
+    size_t at, bytes, start, group;
+    (void)w;
+    while (!stopped(&c->f) && claim(&c->x, &at, &bytes)) {
+        long g = group_of(&c->x, at, &start, &group);
+        int i = (int)(g % SLOTS);
+        if (!wait_issued(c, i, g - SLOTS) || failed(&c->f, free_slot(c->st, i)))
             break;
-        pack(&c->x, slot, at, bytes, CUFORT_H2D);
-        if (failed(&c->f, queue_dma(c->st, w, i, c->s, c->dev + at, slot, bytes, CUFORT_H2D)))
-            break;
+        pack(&c->x, c->st->slot[i] + (at - start), at, bytes, CUFORT_H2D);
+        if (group_done(c, i, bytes, group)) {
+            if (failed(&c->f, queue_dma(c->st, i, c->s, c->dev + start, c->st->slot[i], group, CUFORT_H2D)))
+                break;
+            __atomic_store_n(&c->issued[i], g, __ATOMIC_RELEASE);
+        }
     }
 }
 
-/* worker w's share of a download: up to SLOTS pieces in flight, unpacked oldest first */
+/* the download: group g's DMA into its slot */
+static int queue_download(copy_job *c, long g)
+{
+    size_t start, group;
+    int i = (int)(g % SLOTS);
+    group_bounds(&c->x, g, &start, &group);
+    int rc = free_slot(c->st, i);   /* an upload of this thread's, on another stream, may read it */
+    if (!rc && !(rc = queue_dma(c->st, i, c->s, c->st->slot[i], c->dev + start, group, CUFORT_D2H)))
+        __atomic_store_n(&c->issued[i], g, __ATOMIC_RELEASE);
+    return rc;
+}
+
+/* the first SLOTS groups are queued before the workers start; each piece is unpacked once its
+ * group has landed, and whoever unpacks a group's last piece queues the group SLOTS later */
 static void download_share(void *job, int w)
 {
     copy_job *c = job;
-    stage *st = c->st;
-    int head = 0, count = 0;
-    size_t at[SLOTS], bytes[SLOTS];
-    for (;;) {
-        while (count < SLOTS && !stopped(&c->f)) {
-            int i = (head + count) % SLOTS;
-            if (!claim(&c->x, &at[i], &bytes[i]))
-                break;
-            if (failed(&c->f, free_slot(st, w, i)) ||
-                failed(&c->f, queue_dma(st, w, i, c->s, st->ring[w] + (size_t)i * PIECE,
-                                        c->dev + at[i], bytes[i], CUFORT_D2H)))
-                break;
-            count++;
-        }
-        if (count == 0 || stopped(&c->f) || failed(&c->f, free_slot(st, w, head)))
+    size_t at, bytes, start, group;
+    (void)w;
+    while (!stopped(&c->f) && claim(&c->x, &at, &bytes)) {
+        long g = group_of(&c->x, at, &start, &group);
+        int i = (int)(g % SLOTS);
+        if (!wait_issued(c, i, g) || failed(&c->f, cufort_event_synchronize(c->st->done[i])))
             break;
-        pack(&c->x, st->ring[w] + (size_t)head * PIECE, at[head], bytes[head], CUFORT_D2H);
-        head = (head + 1) % SLOTS;
-        count--;
+        pack(&c->x, c->st->slot[i] + (at - start), at, bytes, CUFORT_D2H);
+        if (group_done(c, i, bytes, group) && g + SLOTS < c->x.groups &&
+            failed(&c->f, queue_download(c, g + SLOTS)))
+            break;
     }
 }
 
-/* a staged copy either way: this thread's rings, the transfer, its workers */
+/* a staged copy either way: this thread's slots, the transfer, its workers */
 static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t width, size_t cols,
                   cufort_copy_kind kind, cufort_unpack_fn combine, const void *ctx)
 {
-    int workers = workers_for(width * cols);
     copy_job c = {.s = s, .dev = dev, .f = {0, ""}};
-    int rc = my_stage(workers, &c.st);
-    if (rc)
-        return rc;
-    c.x = transfer_of(host, hpitch, width, cols, workers, kind);
+    c.x = transfer_of(host, hpitch, width, cols, kind);
     c.x.combine = combine;
     c.x.ctx = ctx;
-    cufort_pool_run(workers, kind == CUFORT_H2D ? upload_share : download_share, &c);
+    int slots = c.x.groups < SLOTS ? (int)c.x.groups : SLOTS;
+    int rc = my_stage(slots, &c.st);
+    for (int i = 0; i < SLOTS; i++)
+        c.issued[i] = -1;
+    for (long g = 0; kind == CUFORT_D2H && g < slots && !rc; g++)
+        rc = queue_download(&c, g);
+    if (rc)
+        return rc;
+    cufort_pool_run(workers_for(c.x.total), kind == CUFORT_H2D ? upload_share : download_share, &c);
     return settle(&c.f);
 }
 
