@@ -18,8 +18,9 @@
  * other's.  Where the two medians lie within CLOSE of each other the choice was nearly a coin toss
  * and the host may drift: the class is measured again after 32 of its calls, then 64, 128, ... up
  * to 4096 (ZGEMM n = 128 had measured 0.122 against 0.126 ms and then ran 13% slower than the CPU
- * BLAS; v6).  Each time that costs at most WARM + TIMED calls at up to CLOSE times the chosen one's,
- * one call's time in all, so at most 3% over the first 32 calls and half that per doubling after.
+ * BLAS; v6).  Each time that costs at most WARM + TIMED calls at up to CLOSE times the chosen
+ * one's, one call's time in all, so at most 3% over the first 32 calls and half that per doubling
+ * after.
  * (Measuring both paths again after 16 calls cost twice that per interval, and ZGEMM n = 256, 1.18x
  * apart, read 1.07 of the better path over the benchmark's ~100 calls: run 21.)
  * Where one median is FAR or more times the other, that is implausible this near the threshold

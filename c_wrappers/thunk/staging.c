@@ -1,16 +1,16 @@
 /* staging.c — host arrays to and from the device at PCIe speed.
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), go
- * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread.  The copy's workers (the
- * calling thread and helpers from pool.c, which sleep when idle, unlike OpenMP's) claim pieces of
- * the array in order and pack each into its place in its group's slot; whoever packs a group's
- * last piece queues the group's one DMA.  The way back mirrors it: SLOTS groups in flight, and
- * whoever unpacks a group's last piece queues the group that reuses the slot.  Why this shape
- * (bench/stage_bench.c, bench/NOTES_staging.md): one core of that host copies at only ~8.5 GB/s,
- * so the copies must be spread over threads; and the DMA engine, not the packing, is the slower
- * side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at 44-49 GB/s
- * up and 51 down where a ring per thread with one 2 MiB DMA per piece moved 29-45 and 40-42 (the
- * two taking turns in one run; nine runs up, two down).  Packing uses ordinary stores
+ * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread.  The copy's
+ * workers (the calling thread and helpers from pool.c, which sleep when idle, unlike OpenMP's)
+ * claim pieces of the array in order and pack each into its place in its group's slot; whoever
+ * packs a group's last piece queues the group's one DMA.  The way back mirrors it: SLOTS groups in
+ * flight, and whoever unpacks a group's last piece queues the group that reuses the slot.  Why
+ * this shape (bench/stage_bench.c, bench/NOTES_staging.md): one core of that host copies at only
+ * ~8.5 GB/s, so the copies must be spread over threads; and the DMA engine, not the packing, is the
+ * slower side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at
+ * 44-49 GB/s up and 51 down where a ring per thread with one 2 MiB DMA per piece moved 29-45 and
+ * 40-42 (the two taking turns in one run; nine runs up, two down).  Packing uses ordinary stores
  * (non-temporal ones measured 36-40 against 44-49 GB/s); unpacking uses non-temporal stores (the
  * caller's array is not read for ownership first: 50 against 42 GB/s).  Arrays under 64 KiB take
  * the plain path, where the set-up would cost more than it saves. */
@@ -112,7 +112,8 @@ _Static_assert(GROUP == 8 * RAMP, "the ramp's groups (1, 1, 2, 4 x RAMP) add up 
 /* counted from a download's end, the index of the group holding byte y, and its bounds */
 static long ramp_group(size_t y)
 {
-    return y < RAMP ? 0 : y < 2 * RAMP ? 1 : y < 4 * RAMP ? 2 : y < GROUP ? 3 : 3 + (long)(y / GROUP);
+    return y < RAMP ? 0 : y < 2 * RAMP ? 1 : y < 4 * RAMP ? 2
+           : y < GROUP ? 3 : 3 + (long)(y / GROUP);
 }
 
 static void ramp_bounds(long k, size_t *lo, size_t *hi)
@@ -137,15 +138,18 @@ static void group_bounds(const transfer *x, long g, size_t *start, size_t *bytes
 /* the group holding byte at, and its bounds */
 static long group_of(const transfer *x, size_t at, size_t *start, size_t *bytes)
 {
-    long g = x->kind == CUFORT_H2D ? (long)(at / GROUP) : x->groups - 1 - ramp_group(x->total - 1 - at);
+    long g = x->kind == CUFORT_H2D ? (long)(at / GROUP)
+                                   : x->groups - 1 - ramp_group(x->total - 1 - at);
     group_bounds(x, g, start, bytes);
     return g;
 }
 
-static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols, cufort_copy_kind kind)
+static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols,
+                            cufort_copy_kind kind)
 {
     size_t total = width * cols;
-    long groups = kind == CUFORT_H2D ? (long)((total + GROUP - 1) / GROUP) : ramp_group(total - 1) + 1;
+    long groups = kind == CUFORT_H2D ? (long)((total + GROUP - 1) / GROUP)
+                                     : ramp_group(total - 1) + 1;
     return (transfer){(char *)host, width, hpitch, total, kind, groups, 0, NULL, NULL};
 }
 
@@ -306,7 +310,8 @@ static void upload_share(void *job, int w)
             break;
         pack(&c->x, c->st->slot[i] + (at - start), at, bytes, CUFORT_H2D);
         if (group_done(c, i, bytes, group)) {
-            if (failed(&c->f, queue_dma(c->st, i, c->s, c->dev + start, c->st->slot[i], group, CUFORT_H2D)))
+            if (failed(&c->f, queue_dma(c->st, i, c->s, c->dev + start, c->st->slot[i], group,
+                                        CUFORT_H2D)))
                 break;
             __atomic_store_n(&c->issued[i], g, __ATOMIC_RELEASE);
         }
