@@ -214,7 +214,8 @@ static int settle(const failure *f)
     return f->rc ? cufort_fail(f->rc, "%s", f->message) : CUFORT_SUCCESS;
 }
 
-/* wait for the slot's last DMA, if it still has one (the workers of a group may all ask) */
+/* wait for the slot's last DMA, if it still has one (the workers of a group may all ask; once
+ * one has seen it done, the others need not wait) */
 static int free_slot(stage *st, int i)
 {
     if (!__atomic_load_n(&st->pending[i], __ATOMIC_ACQUIRE))
@@ -296,55 +297,39 @@ static int group_done(copy_job *c, int i, size_t bytes, size_t group)
     return 1;
 }
 
-/* the upload: pack each piece into its group's slot (once the slot's previous group has left);
- * whoever packs a group's last piece queues the group's DMA */
-static void upload_share(void *job, int w)
-{
-    copy_job *c = job;
-    size_t at, bytes, start, group;
-    (void)w;
-    while (!stopped(&c->f) && claim(&c->x, &at, &bytes)) {
-        long g = group_of(&c->x, at, &start, &group);
-        int i = (int)(g % SLOTS);
-        if (!wait_issued(c, i, g - SLOTS) || failed(&c->f, free_slot(c->st, i)))
-            break;
-        pack(&c->x, c->st->slot[i] + (at - start), at, bytes, CUFORT_H2D);
-        if (group_done(c, i, bytes, group)) {
-            if (failed(&c->f, queue_dma(c->st, i, c->s, c->dev + start, c->st->slot[i], group,
-                                        CUFORT_H2D)))
-                break;
-            __atomic_store_n(&c->issued[i], g, __ATOMIC_RELEASE);
-        }
-    }
-}
-
-/* the download: group g's DMA into its slot */
-static int queue_download(copy_job *c, long g)
+/* queue group g's one DMA through its slot, once the slot's last DMA is done (a download's slot may
+ * still be read by an upload of this thread's on another stream) */
+static int queue_group(copy_job *c, long g)
 {
     size_t start, group;
-    int i = (int)(g % SLOTS);
+    int i = (int)(g % SLOTS), up = c->x.kind == CUFORT_H2D;
     group_bounds(&c->x, g, &start, &group);
-    int rc = free_slot(c->st, i);   /* an upload of this thread's, on another stream, may read it */
-    if (!rc && !(rc = queue_dma(c->st, i, c->s, c->st->slot[i], c->dev + start, group, CUFORT_D2H)))
+    char *slot = c->st->slot[i], *dev = c->dev + start;
+    int rc = free_slot(c->st, i);
+    if (!rc &&
+        !(rc = queue_dma(c->st, i, c->s, up ? dev : slot, up ? slot : dev, group, c->x.kind)))
         __atomic_store_n(&c->issued[i], g, __ATOMIC_RELEASE);
     return rc;
 }
 
-/* the first SLOTS groups are queued before the workers start; each piece is unpacked once its
- * group has landed, and whoever unpacks a group's last piece queues the group SLOTS later */
-static void download_share(void *job, int w)
+/* one worker's share of a copy: claim a piece, wait for its slot, pack or unpack it there; whoever
+ * finishes a group queues the slot's next DMA: an upload the group's own, a download the group
+ * SLOTS later (the first SLOTS are queued before the workers start) */
+static void copy_share(void *job, int w)
 {
     copy_job *c = job;
+    int up = c->x.kind == CUFORT_H2D;
     size_t at, bytes, start, group;
     (void)w;
     while (!stopped(&c->f) && claim(&c->x, &at, &bytes)) {
-        long g = group_of(&c->x, at, &start, &group);
+        long g = group_of(&c->x, at, &start, &group), next = up ? g : g + SLOTS;
         int i = (int)(g % SLOTS);
-        if (!wait_issued(c, i, g) || failed(&c->f, cufort_event_synchronize(c->st->done[i])))
+        /* an upload waits for the slot's previous group to leave, a download for its own to land */
+        if (!wait_issued(c, i, up ? g - SLOTS : g) || failed(&c->f, free_slot(c->st, i)))
             break;
-        pack(&c->x, c->st->slot[i] + (at - start), at, bytes, CUFORT_D2H);
-        if (group_done(c, i, bytes, group) && g + SLOTS < c->x.groups &&
-            failed(&c->f, queue_download(c, g + SLOTS)))
+        pack(&c->x, c->st->slot[i] + (at - start), at, bytes, c->x.kind);
+        if (group_done(c, i, bytes, group) && next < c->x.groups &&
+            failed(&c->f, queue_group(c, next)))
             break;
     }
 }
@@ -362,10 +347,10 @@ static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t 
     for (int i = 0; i < SLOTS; i++)
         c.issued[i] = -1;
     for (long g = 0; kind == CUFORT_D2H && g < slots && !rc; g++)
-        rc = queue_download(&c, g);
+        rc = queue_group(&c, g);
     if (rc)
         return rc;
-    cufort_pool_run(workers_for(c.x.total), kind == CUFORT_H2D ? upload_share : download_share, &c);
+    cufort_pool_run(workers_for(c.x.total), copy_share, &c);
     return settle(&c.f);
 }
 
