@@ -97,16 +97,17 @@ static void *ctype_scalar(problem *pr, int which)   /* alpha (0) or beta (1), in
 }
 
 /* ---- timing ---- */
-enum { MAX_REPS = 128 };   /* the timing arrays' size */
-/* 64 rounds up to n = 1024: there single rounds of the drop-in against the better path spread
- * 0.65-1.65 (run 21, sd ~0.2), so the median of 32 of them is uncertain by ~4% (1.25 sd / sqrt 32),
- * nearly the 5% allowed, and runs 15-21 each had 1-2 sizes over 1.05, different ones each time; the
- * calls are short, so more of them cost little. */
+enum { MAX_REPS = 512 };   /* the timing arrays' size */
+/* 240 rounds up to n = 512, 120 up to 1024: there single calls of the CPU BLAS and the drop-in
+ * spread 0.6-1.7x their median (run 21), and with 60 rounds the drop-in's median over the CPU
+ * BLAS's, the drop-in running the CPU BLAS itself, read 0.93-1.10 (run 26: a size at n <= 256
+ * over 1.05 in 4 runs of 5, a different one each time); four times the calls halve that spread.
+ * The calls are short: 240 rounds of DGEMM 512 take ~2 s. */
 static int reps_for(int n)
 {
     const char *env = getenv("BENCH_REPS");   /* more repetitions where the machine is noisy */
     if (env && atoi(env) > 0) return atoi(env) < MAX_REPS / 2 ? atoi(env) : MAX_REPS / 2;
-    return n <= 1024 ? 64 : n <= 4096 ? 16 : n <= 8192 ? 4 : 2;
+    return n <= 512 ? 240 : n <= 1024 ? 120 : n <= 4096 ? 16 : n <= 8192 ? 4 : 2;
 }
 
 typedef void (*runner)(problem *, void *ctx);
@@ -343,7 +344,8 @@ static FILE *csv;
 static void emit(problem *pr, const char *mode_base, double ms);
 
 /* Paths of one problem timed in turns, in runs: each round runs every path RUN + 1 times in a row
- * and times the last RUN calls, and the rounds rotate which path goes first.  A timed call thus
+ * and times the last RUN calls, in an order that changes from round to round (order_of).  A timed
+ * call thus
  * always follows a call of its own path, as in a program's loop: the untimed first call of a run
  * pays for the switch (a CPU BLAS call right after a GPU call finds its threads asleep, an engine
  * call after a long CPU call finds the copy helpers and the GPU idle).  A slow spell of this shared
@@ -359,12 +361,29 @@ static void emit(problem *pr, const char *mode_base, double ms);
  * the engine are about equal: the smaller of two noisy times is biased low.)
  * Only the engine, the CPU BLAS and the drop-in take turns: with cublasXt among them the call after
  * it ran 10-20% slower (v5). */
-enum { RUN = 2, WARM_DROPIN = 9, MIN_ROUNDS = 6 };
+enum { RUN = 2, WARM_DROPIN = 9 };
+
+/* The order of round r: every path follows every other path equally often, across rounds too.
+ * What ran just before still shows in a run's timed calls: in a plain rotation of (engine, CPU
+ * BLAS, drop-in) the drop-in followed the CPU BLAS in two rounds of three and the engine in one, and
+ * in the rounds where it followed the CPU BLAS and the engine followed the drop-in, the drop-in on
+ * the engine's own path read 1.02-1.10 of the engine; 0.98-1.03 with no CPU BLAS in the turns
+ * (NOTES_gemm v9).  Three paths go through the six orders below, in which each path is preceded
+ * by each other path three times; two paths alternate (0 1) and (1 0). */
+static int order_of(int r, int i, int np)
+{
+    static const int three[6][3] = {{0, 1, 2}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}};
+    if (np == 3) return three[r % 6][i];
+    if (np == 2) return r % 2 ? 1 - i : i;
+    return (r + i) % np;
+}
 typedef struct { const char *mode; runner run; void *ctx; } timed_path;
 static void interleaved(problem *pr, timed_path *p, int np)
 {
-    /* at least MIN_ROUNDS: DGEMM 8192's staged copies spread 10-20% on this host */
-    int rounds = reps_for(pr->n) > MIN_ROUNDS ? reps_for(pr->n) : MIN_ROUNDS;
+    /* whole cycles of order_of's six orders, as many as fit (240, 120, 16 -> 18), at least one:
+     * DGEMM 8192's staged copies spread 10-20% on this host */
+    int cycles = (reps_for(pr->n) + 5) / 6, most = MAX_REPS / RUN / 6;
+    int rounds = 6 * (cycles < 1 ? 1 : cycles < most ? cycles : most);
     int got[8] = {0}, out[8] = {0}, drop = -1;
     double t[8][MAX_REPS], run_ms[8][MAX_REPS / RUN], sorted[MAX_REPS], med[8], fastest[8];
     for (int k = 0; k < np; k++) {
@@ -374,7 +393,7 @@ static void interleaved(problem *pr, timed_path *p, int np)
     }
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < np; i++) {
-            int k = (r + i) % np;
+            int k = order_of(r, i, np);
             run_ms[k][r] = 0;   /* 0: not run this round */
             if (out[k]) continue;
             for (int c = 0; c <= RUN; c++) {

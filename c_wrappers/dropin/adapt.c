@@ -5,32 +5,47 @@
  * host the DGEMM crossover moved between n = 384 and n = 600 from one run to the next, and a fixed
  * threshold left calls there up to 1.24x slower than the better path (bench/NOTES_gemm.md v5).  So
  * a call whose work lies within a factor BAND of the threshold falls in a class (its routine, its
- * flops in steps of 2^(1/4)); the class's first WARM + TIMED calls run on the engine, the next
- * WARM + TIMED on the CPU BLAS, and every later call of the class takes the path whose median timed
- * call was shorter.  The paths are tried in runs, not alternately, and a run's first call is not
- * timed: the first engine call pays for CUDA's start and for buffers that grow, the first CPU call
- * after an engine call for threads that went to sleep.  The median, not the best: the CPU BLAS's
- * times on a busy host spread widely, and the best of two once sent DGEMM n = 384 to the CPU BLAS
- * at 1.29x the engine's time (NOTES_gemm v6).  A path that failed (the engine fell back) never
- * wins.  Once decided, every call of the class on the chosen path is timed too (but the first after
- * a switch), so the chosen path's median follows the host at no cost, and measuring again runs only
- * the other path: WARM + TIMED calls, decided on the chosen path's last KEEP calls against the
- * other's.  Where the two medians lie within CLOSE of each other the choice was nearly a coin toss
- * and the host may drift: the class is measured again after 32 of its calls, then 64, 128, ... up
- * to 4096 (ZGEMM n = 128 had measured 0.122 against 0.126 ms and then ran 13% slower than the CPU
- * BLAS; v6).  Each time that costs at most WARM + TIMED calls at up to CLOSE times the chosen
- * one's, one call's time in all, so at most 3% over the first 32 calls and half that per doubling
- * after.
- * (Measuring both paths again after 16 calls cost twice that per interval, and ZGEMM n = 256, 1.18x
- * apart, read 1.07 of the better path over the benchmark's ~100 calls: run 21.)
- * Where one median is FAR or more times the other, that is implausible this near the threshold
- * (run 20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's: on the H100 host
- * OpenBLAS's ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
- * measurement caught in one sent the class to the engine for good, 1.33x slower (v6).  Such a
- * class is measured again after 16 calls, then 64, then 256, each time deciding on the slower
- * path's new calls alone: at most 3 x 4 calls of the slower path over the process's life.
- * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin.
- * CUFORT_REPORT lists each class with both times.
+ * flops in steps of 2^(1/4)); the class's calls run on the engine until TIMED of them were timed,
+ * then on the CPU BLAS the same, and later calls take the path whose median timed call was
+ * shorter.  The median, not the best: the CPU BLAS's times on a busy host spread widely, and the
+ * best of two once sent DGEMM n = 384 to the CPU BLAS at 1.29x the engine's time (NOTES_gemm v6).
+ * A path that failed (the engine fell back) never wins.
+ *
+ * Which calls are timed.  Not the first after a switch of path: the first engine call pays for
+ * CUDA's start and for buffers that grow, the first CPU call after an engine call for threads that
+ * went to sleep.  Nor one that came more than GAP_US after this thread's previous call in the band
+ * returned, unless the class's last GAPS_USUAL + 1 calls all did (then gaps are the program's way,
+ * and their cost part of both paths'): it pays for whatever ran in the gap, and not alike on both
+ * paths.  On the H100 host calls after other work took 1.4-1.7x the back-to-back ones on the CPU
+ * BLAS and 1.08x on the engine (DGEMM n = 256, SGEMM 384), and medians mixing the two had sent
+ * SGEMM and DGEMM n = 256 to the engine, 1.05-1.10x slower (NOTES_gemm v9).  Once decided, the
+ * chosen path's calls are timed too, so its median (its last KEEP calls) follows the host at no
+ * cost.
+ *
+ * Measuring again runs the other path only, afresh (its older times are dropped): TIMED timed
+ * calls, set against the chosen path's last KEEP.  When:
+ * - 16 calls after the first decision, whatever the margin: a class's first calls run cold.  On
+ *   the H100 host the engine's first calls of a size took 2.5x its later ones (DGEMM n = 384:
+ *   0.77-0.86 ms against 0.31), and a first decision that went 1.3-1.4x the wrong way was kept for
+ *   good (v9);
+ * - as soon as the chosen path's last KEEP calls, all since the decision, have a median over the
+ *   other path's: the host changed (v9: OpenBLAS's DGEMM n = 384 went from 0.32 to 0.55 ms a
+ *   call and the class stayed on it, 1.41x the engine);
+ * - where the two medians lie within CLOSE the choice was nearly a coin toss and the host may
+ *   drift: after 32 calls, then 64, 128, ... up to 4096 (ZGEMM n = 128 had measured 0.122 against
+ *   0.126 ms and then ran 13% slower than the CPU BLAS; v6).  Each time costs at most TIMED + 1
+ *   calls at up to CLOSE times the chosen one's, about one call's time.  (Measuring both paths
+ *   again cost twice that, and ZGEMM n = 256, 1.18x apart, read 1.07 of the better path over the
+ *   benchmark's ~100 calls: run 21.);
+ * - where one median is FAR or more times the other, implausible this near the threshold (run
+ *   20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's (OpenBLAS's
+ *   ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
+ *   measurement caught in one sent the class to the engine for good, 1.33x slower; v6): after 16
+ *   calls, then 64, then 256.
+ * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin;
+ * CUFORT_DROPIN_GAP_US sets GAP_US (tests whose checks between calls take longer).
+ * CUFORT_REPORT lists each class with both times; CUFORT_DROPIN_TRACE=1 prints each decision with
+ * the times it was made on, =2 also every call in the band.
  *
  * The table is small and fixed; a call that finds it full is routed by the threshold alone. */
 #include <math.h>
@@ -40,16 +55,18 @@
 
 #include "dropin.h"
 
-enum { BAND = 8, WARM = 1, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
-enum { CLOSE_RECHECK = 32, LAST_RECHECK = 4096, FAR_RECHECK = 16, FAR_RECHECKS = 3 };
+enum { BAND = 8, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
+enum { GAP_US = 50, GAPS_USUAL = 2 };
+enum { FIRST_RECHECK = 16, CLOSE_RECHECK = 32, LAST_RECHECK = 4096, FAR_RECHECK = 16, FAR_RECHECKS = 3 };
 #define CLOSE 1.25
 #define FAR 3.0
 
 typedef struct {
     const dropin_stats *routine;   /* NULL: a free entry */
     int size;                      /* floor(log2(flops) * STEPS_PER_OCTAVE) */
-    int runs[2];                   /* calls of the current measurement on the CPU BLAS (0), engine (1) */
+    int runs[2];                   /* timed calls of this measurement: CPU BLAS (0), engine (1) */
     int last;                      /* the path of the class's latest call; -1 before the first */
+    int gaps;                      /* its latest calls that came after a gap, in a row */
     double t[2][KEEP];             /* the last KEEP timed calls per path, seconds (a ring) */
     int kept[2];                   /* timed calls ever put in the ring */
     double median[2];
@@ -58,11 +75,25 @@ typedef struct {
     int measuring, measurements;
     long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
     int far_rechecks;              /* measurements scheduled because the medians lay FAR apart */
-    int suspect;                   /* the path whose calls the next measurement replaces; -1: none */
+    int since;                     /* timed calls on the chosen path since the decision */
 } adapt_class;
 
 static adapt_class classes[CLASSES];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local uint64_t last_end;   /* when this thread's latest call in the band returned */
+static struct {
+    uint64_t gap_ns;   /* 0: not read yet */
+    int trace;         /* CUFORT_DROPIN_TRACE */
+} env;                 /* under the lock */
+
+static void read_env(void)
+{
+    const char *v = getenv("CUFORT_DROPIN_GAP_US");
+    double us = v && *v ? atof(v) : 0;
+    env.gap_ns = (uint64_t)((us > 0 ? us : GAP_US) * 1e3);
+    v = getenv("CUFORT_DROPIN_TRACE");
+    env.trace = v ? atoi(v) : 0;
+}
 
 int dropin_adapt_in_band(double flops, double threshold)
 {
@@ -79,7 +110,7 @@ static adapt_class *class_of(const dropin_stats *routine, int size)
             return e;
         if (!e->routine) {
             *e = (adapt_class){.routine = routine, .size = size, .choice = -1, .measuring = 1,
-                               .suspect = -1, .last = -1};
+                               .last = -1};
             return e;
         }
     }
@@ -89,23 +120,26 @@ static adapt_class *class_of(const dropin_stats *routine, int size)
 int dropin_adapt_route(dropin_call *c, double flops)
 {
     int size = (int)floor(log2(flops) * STEPS_PER_OCTAVE), path = -1;
+    uint64_t now = dropin_now_ns();
     pthread_mutex_lock(&lock);
+    if (!env.gap_ns)
+        read_env();
+    int after_gap = last_end && now - last_end > env.gap_ns;
     adapt_class *e = class_of(c->s, size);
     if (e) {
         if (!e->measuring && e->until_recheck > 0 && --e->until_recheck == 0) {
-            e->measuring = 1;   /* the other path only: the chosen one's runs count as done */
+            e->measuring = 1;   /* the other path only, afresh: the chosen one's runs count as done */
             e->runs[!e->choice] = 0;
-            e->runs[e->choice] = WARM + TIMED;
-            if (e->suspect >= 0)
-                e->kept[e->suspect] = 0;
+            e->runs[e->choice] = TIMED;
+            e->kept[!e->choice] = 0;
         }
-        path = e->measuring ? e->runs[1] < WARM + TIMED : e->choice;   /* the engine's run first */
-        if (e->measuring || path == e->last) {   /* timed: not the first call after a switch */
-            c->adapt = e;
-            c->adapt_path = path;
-            c->adapt_measuring = e->measuring;
-            c->adapt_t0 = dropin_now_ns();
-        }
+        e->gaps = after_gap ? e->gaps + 1 : 0;
+        path = e->measuring ? e->runs[1] < TIMED : e->choice;   /* the engine's run first */
+        c->adapt = e;
+        c->adapt_path = path;
+        c->adapt_timed = path == e->last && (!after_gap || e->gaps > GAPS_USUAL);
+        c->adapt_measuring = e->measuring;
+        c->adapt_t0 = now;
         e->last = path;
     }
     pthread_mutex_unlock(&lock);
@@ -140,23 +174,38 @@ static void decide(adapt_class *e)
     e->choice = !e->failed && e->median[1] < e->median[0];
     e->measuring = 0;
     e->measurements++;
+    e->since = 0;
     double lo = fmin(e->median[0], e->median[1]), hi = fmax(e->median[0], e->median[1]);
     long forced = recheck_every();
-    e->suspect = -1;
     if (forced > 0) {
         e->interval = forced;
     } else if (e->failed) {
         e->interval = 0;
+    } else if (hi >= FAR * lo && e->far_rechecks < FAR_RECHECKS) {
+        e->interval = (long)FAR_RECHECK << (2 * e->far_rechecks++);   /* 16, 64, 256 */
+    } else if (e->measurements == 1) {
+        e->interval = FIRST_RECHECK;
     } else if (hi < CLOSE * lo) {
         e->interval = e->interval < CLOSE_RECHECK ? CLOSE_RECHECK
                       : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
-    } else if (hi >= FAR * lo && e->far_rechecks < FAR_RECHECKS) {
-        e->interval = (long)FAR_RECHECK << (2 * e->far_rechecks++);   /* 16, 64, 256 */
-        e->suspect = !e->choice;
     } else {
         e->interval = 0;
     }
     e->until_recheck = e->interval;
+    if (env.trace) {   /* the times decided on, oldest first in each ring */
+        fprintf(stderr, "# adapt %s class %d: cpu", e->routine->name, e->size);
+        for (int p = 0; p < 2; p++) {
+            for (int i = 0; i < kept(e, p); i++)
+                fprintf(stderr, " %.3f", e->t[p][(e->kept[p] - kept(e, p) + i) % KEEP] * 1e3);
+            if (!p)
+                fprintf(stderr, " | engine");
+            else if (e->interval)
+                fprintf(stderr, " -> %s, measured again in %ld calls\n", e->choice ? "engine" : "cpu",
+                        e->interval);
+            else
+                fprintf(stderr, " -> %s, none scheduled\n", e->choice ? "engine" : "cpu");
+        }
+    }
 }
 
 static void keep(adapt_class *e, int p, double t) { e->t[p][e->kept[p]++ % KEEP] = t; }
@@ -165,26 +214,38 @@ void dropin_adapt_record(dropin_call *c, int gpu)
 {
     adapt_class *e = c->adapt;
     int p = c->adapt_path;
-    double t = (double)(dropin_now_ns() - c->adapt_t0) * 1e-9;
+    uint64_t end = dropin_now_ns();
+    double t = (double)(end - c->adapt_t0) * 1e-9;
     c->adapt = NULL;
+    last_end = end;
     pthread_mutex_lock(&lock);
+    if (env.trace > 1)
+        fprintf(stderr, "# call %s class %d %s%s%s %.3f ms\n", e->routine->name, e->size,
+                p ? "engine" : "cpu", c->adapt_timed ? " timed" : "",
+                c->adapt_measuring ? " measuring" : "", t * 1e3);
     int fell_back = p == 1 && (!gpu || c->fell_back);
     if (!c->adapt_measuring) {   /* a call on the chosen path; the class may be measuring by now */
         if (fell_back && !e->measuring) {
             e->failed = 1;
             e->choice = 0;
             e->interval = e->until_recheck = 0;
-        } else if (!e->measuring && p == e->choice) {
+        } else if (c->adapt_timed && !e->measuring && p == e->choice) {
             keep(e, p, t);
             e->median[p] = median_of(e->t[p], kept(e, p));
+            /* the chosen path's last KEEP calls, all since the decision, now take longer than
+             * the other path did: measure that one again at the next call */
+            if (++e->since >= KEEP && !e->failed && e->median[p] > e->median[!p])
+                e->until_recheck = 1;
         }
     } else {
         if (fell_back)
             e->failed = 1;
-        int i = e->runs[p]++ - WARM;   /* calls of several threads at once may overshoot: ignored */
-        if (e->measuring && i >= 0 && i < TIMED)
+        /* calls of several threads at once may overshoot: ignored */
+        if (c->adapt_timed && e->measuring && e->runs[p] < TIMED) {
+            e->runs[p]++;
             keep(e, p, t);
-        if (e->measuring && e->runs[0] >= WARM + TIMED && e->runs[1] >= WARM + TIMED)
+        }
+        if (e->measuring && e->runs[0] >= TIMED && e->runs[1] >= TIMED)
             decide(e);
     }
     pthread_mutex_unlock(&lock);
@@ -226,5 +287,6 @@ void dropin_adapt_forget(void)
     pthread_mutex_lock(&lock);
     for (int i = 0; i < CLASSES; i++)
         classes[i].routine = NULL;
+    read_env();
     pthread_mutex_unlock(&lock);
 }

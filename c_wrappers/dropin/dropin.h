@@ -56,14 +56,14 @@ DROPIN_HIDDEN extern dropin_stats dropin_routines[];   /* generated/dropin_blas.
 DROPIN_HIDDEN extern const int dropin_nroutines;
 
 /* One call in flight: its routine, whether it is counted (CUFORT_REPORT), when it started; and,
- * when adapt.c times it, its size class, the path it took, whether the class is being measured,
- * and its start. */
+ * when adapt.c routed it, its size class, the path it took, whether adapt.c times it, whether the
+ * class is being measured, and its start. */
 typedef struct {
     dropin_stats *s;
     int on, fell_back;
     uint64_t t0;
     void *adapt;
-    int adapt_path, adapt_measuring;
+    int adapt_path, adapt_timed, adapt_measuring;
     uint64_t adapt_t0;
 } dropin_call;
 

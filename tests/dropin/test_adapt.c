@@ -9,7 +9,8 @@
  *   the same burst on the engine; a CPU truly FAR slower: three more measurements, then never;
  *   medians 2x apart: decided once; medians within CLOSE: measured again at doubling intervals;
  *   the chosen CPU BLAS slowing down: its own later calls send the class to the engine;
- *   an engine that fell back, while measured or later: never again, whatever the margin. */
+ *   an engine that fell back, while measured or later: never again, whatever the margin;
+ *   calls after a gap of other work: not timed, unless the class's calls always come after one. */
 #include "check.h"
 #include "dropin.h"
 
@@ -24,6 +25,7 @@ typedef struct {
     double (*cpu)(long i);
     double (*engine)(long i);
     int engine_fails;   /* from this call on the engine falls back; 0: never */
+    double (*gap)(long i);   /* ms of other work before call i; NULL: none */
 } scenario;
 
 typedef struct {
@@ -38,6 +40,7 @@ static outcome run(const scenario *sc, long calls)
     dropin_adapt_forget();
     for (long i = 1; i <= calls; i++) {
         dropin_call c = {.s = &routine};
+        clock_ns += sc->gap ? (uint64_t)(sc->gap(i) * 1e6) : 0;
         int path = dropin_adapt_route(&c, FLOPS);
         clock_ns += (uint64_t)((path ? sc->engine(i) : sc->cpu(i)) * 1e6);
         if (c.adapt) {
@@ -74,10 +77,17 @@ static double steady_036(long i) { (void)i; return 0.36; }
 static double steady_6(long i) { (void)i; return 6.0; }
 static double engine_burst(long i) { return i <= 4 ? 6.0 : 0.18; }
 static double cpu_slows(long i) { return i <= 30 ? 0.17 : 0.25; }
+/* calls in pairs after 1 ms of other work, as in bench_gemm's turns; the CPU BLAS's first call
+ * of a pair pays for it */
+static double pairs_gap(long i) { return i % 2 ? 1.0 : 0.0; }
+static double cpu_cold_first(long i) { return i % 2 ? 0.30 : 0.12; }
+static double every_gap(long i) { (void)i; return 1.0; }
+static double steady_016(long i) { (void)i; return 0.16; }
+static double steady_030(long i) { (void)i; return 0.30; }
 
 static void test_cpu_burst(void)
 {
-    scenario sc = {burst_then_fast, steady_018, 0};
+    scenario sc = {burst_then_fast, steady_018, 0, NULL};
     outcome o = run(&sc, 200);
     /* 1-4 engine, 5-8 CPU (6 ms: engine); the 16th call after the decision (24) starts the next
      * measurement, of the CPU alone: 24-27; 0.11 against the engine's 0.18, so the CPU */
@@ -92,23 +102,25 @@ static void test_cpu_burst(void)
 
 static void test_engine_burst(void)
 {
-    scenario sc = {steady_020, engine_burst, 0};
+    scenario sc = {steady_020, engine_burst, 0, NULL};
     outcome o = run(&sc, 130);
     /* 1-4 engine at 6 ms, so the CPU; 24-27 the engine measured again: 0.18 against 0.20, within
-     * CLOSE, so the engine, and the CPU measured again 32 calls later (59-62), then 64 (126-129) */
+     * CLOSE, so the engine, and the CPU measured again (afresh) 32 calls later (59-62), then 64
+     * (126-129) */
     CHECK(all(&o, 5, 23, 'c') && all(&o, 24, 58, 'e') && all(&o, 59, 62, 'c') && all(&o, 63, 125, 'e') &&
               all(&o, 126, 129, 'c') && o.path[130] == 'e',
           "a burst of the engine in the first measurement: measured again, then the engine; the CPU "
           "measured again after 32 and 64 calls",
           "paths %.130s", o.path + 1);
-    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.200 ms (medians of 12 and 12 timed calls in 4 "
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.200 ms (medians of 12 and 3 timed calls in 4 "
                            "measurements) -> engine") != NULL,
-          "the engine's burst calls are dropped, the CPU's pooled", "report: %s", o.report);
+          "the engine's burst calls are dropped, and the CPU's older ones at every measurement",
+          "report: %s", o.report);
 }
 
 static void test_truly_far(void)
 {
-    scenario sc = {steady_6, steady_018, 0};
+    scenario sc = {steady_6, steady_018, 0, NULL};
     outcome o = run(&sc, 2000);
     /* measured at 1-8; then the CPU alone from the 16th (24-27), 64th (91-94) and 256th (350-353)
      * call after each decision */
@@ -122,50 +134,79 @@ static void test_truly_far(void)
 
 static void test_apart(void)
 {
-    scenario sc = {steady_036, steady_018, 0};
+    scenario sc = {steady_036, steady_018, 0, NULL};
     outcome o = run(&sc, 2000);
-    CHECK(o.cpu_calls == 4 && o.last_cpu == 8 && strstr(o.report, "in 1 measurement) -> engine"),
-          "medians 2x apart (between CLOSE and FAR): decided once", "%d CPU calls, the last at %d; %s",
-          o.cpu_calls, o.last_cpu, o.report);
+    /* the first calls of a class may run cold: measured once more, 16 calls after (24-27) */
+    CHECK(o.cpu_calls == 8 && o.last_cpu == 27 && all(&o, 24, 27, 'c') &&
+              strstr(o.report, "in 2 measurements) -> engine"),
+          "medians 2x apart (between CLOSE and FAR): measured once more, then decided for good",
+          "%d CPU calls, the last at %d; %s", o.cpu_calls, o.last_cpu, o.report);
 }
 
 static void test_close(void)
 {
-    scenario sc = {steady_020, steady_018, 0};
+    scenario sc = {steady_020, steady_018, 0, NULL};
     outcome o = run(&sc, 2000);
-    /* decided at 8, the CPU alone at 40-43, 107-110, 238-241, 497-500, 1012-1015; next at 2039 */
-    CHECK(o.cpu_calls == 24 && all(&o, 40, 43, 'c') && all(&o, 1012, 1015, 'c') &&
-              strstr(o.report, "(medians of 12 and 12 timed calls in 6 measurements) -> engine"),
-          "medians within CLOSE: the other path measured again after 32, 64, ..., 512 calls",
+    /* decided at 8, the CPU alone at 24-27, then 59-62, 126-129, 257-260, 516-519, 1031-1034;
+     * next at 2058 */
+    CHECK(o.cpu_calls == 28 && all(&o, 24, 27, 'c') && all(&o, 59, 62, 'c') && all(&o, 1031, 1034, 'c') &&
+              strstr(o.report, "(medians of 12 and 3 timed calls in 7 measurements) -> engine"),
+          "medians within CLOSE: the other path measured again after 16, then 32, 64, ..., 512 calls",
           "%d CPU calls; %s", o.cpu_calls, o.report);
 }
 
 static void test_chosen_slows(void)
 {
-    scenario sc = {cpu_slows, steady_018, 0};
+    scenario sc = {cpu_slows, steady_018, 0, NULL};
     outcome o = run(&sc, 100);
-    /* 0.17 against 0.18: the CPU; from call 31 it takes 0.25 ms.  At 40-43 the engine is measured
-     * again, against the CPU's own last calls (28-39, 9 of them slow), not its first three */
-    CHECK(all(&o, 9, 39, 'c') && all(&o, 40, 100, 'e'),
-          "the chosen CPU BLAS slows down: its own calls count, and the engine takes over",
+    /* 0.17 against 0.18: the CPU; the engine measured again at 24-27, still the CPU; from call 31
+     * it takes 0.25 ms.  Once its last 12 timed calls (29-40) are all since that decision, their
+     * median (0.25) is over the engine's 0.18, and the engine is measured again at once (41-44),
+     * before the 32 calls CLOSE would wait */
+    CHECK(all(&o, 9, 23, 'c') && all(&o, 24, 27, 'e') && all(&o, 28, 40, 'c') && all(&o, 41, 100, 'e'),
+          "the chosen CPU BLAS slows down: its own calls count, and the engine takes over at once",
           "paths %.100s", o.path + 1);
-    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.250 ms (medians of 12 and 12 timed calls in 2 "
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.250 ms (medians of 12 and 12 timed calls in 3 "
                            "measurements) -> engine") != NULL,
           "the CPU's median is that of its latest calls", "report: %s", o.report);
 }
 
 static void test_fell_back(void)
 {
-    scenario sc = {steady_6, steady_018, 1};
+    scenario sc = {steady_6, steady_018, 1, NULL};
     outcome o = run(&sc, 500);
     CHECK(all(&o, 5, 500, 'c') && strstr(o.report, "(fell back)") &&
               strstr(o.report, "in 1 measurement) -> CPU BLAS"),
           "an engine that fell back: the CPU BLAS, never measured again", "paths %.40s...; %s",
           o.path + 1, o.report);
-    sc = (scenario){steady_6, steady_018, 20};
+    sc = (scenario){steady_6, steady_018, 20, NULL};
     o = run(&sc, 500);
     CHECK(all(&o, 9, 20, 'e') && all(&o, 21, 500, 'c') && strstr(o.report, "(fell back)"),
           "an engine that falls back after the measurement: the CPU BLAS from the next call, for good",
+          "paths %.40s...; %s", o.path + 1, o.report);
+}
+
+static void test_gaps(void)
+{
+    scenario sc = {cpu_cold_first, steady_016, 0, pairs_gap};
+    outcome o = run(&sc, 200);
+    /* the calls after a gap are not timed: the engine's run is 1-6 (2, 4, 6 timed), the CPU's 7-12
+     * (8, 10, 12: 0.12 ms), so the CPU; the engine again at 28-34 (30, 32, 34), and 0.12 against
+     * 0.16 is outside CLOSE: the CPU for good */
+    CHECK(all(&o, 1, 6, 'e') && all(&o, 7, 27, 'c') && all(&o, 28, 34, 'e') && all(&o, 35, 200, 'c') &&
+              strstr(o.report, "engine 0.160 ms, CPU BLAS 0.120 ms (medians of 3 and 12 timed calls in 2 "
+                               "measurements) -> CPU BLAS"),
+          "calls after a gap are not timed: the CPU BLAS's back-to-back calls decide",
+          "paths %.40s...; %s", o.path + 1, o.report);
+    sc = (scenario){steady_030, steady_016, 0, every_gap};
+    o = run(&sc, 200);
+    /* every call after a gap (the first too): from the third of them in a row they are timed (3, 4,
+     * 5), then the CPU's run: 6 untimed (a switch), 7-9 timed; the CPU again at 25-28 */
+    CHECK(all(&o, 1, 5, 'e') && all(&o, 6, 9, 'c') && all(&o, 10, 24, 'e') && all(&o, 25, 28, 'c') &&
+              all(&o, 29, 200, 'e') &&
+              strstr(o.report, "engine 0.160 ms, CPU BLAS 0.300 ms (medians of 12 and 3 timed calls in 2 "
+                               "measurements) -> engine"),
+          "calls that always come after a gap are timed all the same",
           "paths %.40s...; %s", o.path + 1, o.report);
 }
 
@@ -180,5 +221,6 @@ int main(void)
     test_close();
     test_chosen_slows();
     test_fell_back();
+    test_gaps();
     return ck_end();
 }

@@ -207,6 +207,8 @@ static long long ran(cufort_dropin_stats a, cufort_dropin_stats b, int gpu)
 
 static void test_adaptive(void)
 {
+    /* the checks between calls take longer than adapt.c's GAP_US: every call is timed */
+    setenv("CUFORT_DROPIN_GAP_US", "1e9", 1);
     set_routing_adapt("2e6", "64", NULL, "1");   /* the band: 2.5e5 to 1.6e7 flops, dims >= 32 */
     cufort_dropin_stats s0 = stats("dgemm"), s1;
     const char *first = run_dgemm(64, 64, 64, "adaptive, call 1");   /* 5.2e5 flops */
@@ -287,6 +289,7 @@ static void test_adaptive(void)
     s1 = stats("dgemm");
     CHECK(ran(s0, s1, 0) == 3 && ran(s0, s1, 1) == 0, "CUFORT_DROPIN_ADAPT=0: the threshold alone",
           "engine %lld, CPU BLAS %lld", ran(s0, s1, 1), ran(s0, s1, 0));
+    unsetenv("CUFORT_DROPIN_GAP_US");
 }
 
 /* flops of the other Level-3 formulas, and bytes, with the engine forced */
