@@ -87,6 +87,13 @@ run_one() {   # run_one BACKEND PATH
     rc=$?
     local secs=$((SECONDS - t0))
     summary=$(grep -E '^[[:space:]]*[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+    # a test that never calls CUDA (test_adapt: a policy on a simulated clock) leaves a sanitizer
+    # nothing to check, which compute-sanitizer reports with exit status 255; the test's own
+    # result stands
+    if [ -n "$WRAPPER" ] && [ $rc -eq 255 ] && [[ $summary == *" 0 failed"* ]] &&
+        grep -q 'Target application terminated before first instrumented API call' "$log"; then
+        rc=0
+    fi
     if [ -n "$summary" ]; then
         p=$(sed -E 's/^[[:space:]]*([0-9]+) passed.*/\1/' <<<"$summary")
         f=$(sed -E 's/^[[:space:]]*[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$summary")
