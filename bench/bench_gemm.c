@@ -345,11 +345,10 @@ static void emit(problem *pr, const char *mode_base, double ms);
 
 /* Paths of one problem timed in turns, in runs: each round runs every path RUN + 1 times in a row
  * and times the last RUN calls, in an order that changes from round to round (order_of).  A timed
- * call thus
- * always follows a call of its own path, as in a program's loop: the untimed first call of a run
- * pays for the switch (a CPU BLAS call right after a GPU call finds its threads asleep, an engine
- * call after a long CPU call finds the copy helpers and the GPU idle).  A slow spell of this shared
- * host still falls on every path alike.  (Single calls in a random order, seeded alike for every
+ * call thus always follows a call of its own path, as in a program's loop: the untimed first call
+ * of a run pays for the switch (a CPU BLAS call right after a GPU call finds its threads asleep, an
+ * engine call after a long CPU call finds the copy helpers and the GPU idle).  A slow spell of this
+ * shared host still falls on every path alike.  (Single calls in a random order, seeded alike for every
  * size, made the drop-in follow the CPU BLAS call in 6 of 10 reps and the engine in 4, and read the
  * same engine call up to 15% slower through the drop-in: bench/NOTES_gemm.md v6.)
  * A path whose fastest call in two rounds took 3x the others' median leaves the turns: it cannot be

@@ -7,8 +7,9 @@
  * Scenarios (one size class each, the table forgotten in between):
  *   a CPU burst during the first measurement, then the CPU faster: measured again, the CPU wins;
  *   the same burst on the engine; a CPU truly FAR slower: three more measurements, then never;
- *   medians 2x apart: decided once; medians within CLOSE: measured again at doubling intervals;
- *   the chosen CPU BLAS slowing down: its own later calls send the class to the engine;
+ *   medians 2x apart: measured once more (a class's first calls run cold), then decided;
+ *   medians within CLOSE: measured again after 16 calls, then at doubling intervals;
+ *   the chosen CPU BLAS slowing down: its own later calls send the class to the engine at once;
  *   an engine that fell back, while measured or later: never again, whatever the margin;
  *   calls after a gap of other work: not timed, unless the class's calls always come after one. */
 #include "check.h"
