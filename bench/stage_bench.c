@@ -248,7 +248,7 @@ static int check(const char *a, const char *b, size_t n, const char *what)
  * order and packed at their place in their group; the thread that completes a group queues one DMA
  * for all of it.  Does the DMA engine keep up with the packing when it gets 4-8 MiB copies instead
  * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots, NOTES_staging) */
-typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag; } grouped;
+typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two; } grouped;
 
 /* with ramp (as staging.c): groups of G/8, G/8, G/4, G/2, then G; pieces a quarter of a group,
  * 256 KiB to P.  Group of byte y: its index, start and size. */
@@ -317,12 +317,15 @@ static void grouped_up(const grouped *q, char *dev, const char *host, size_t n)
                     lag_issue(q, dev, n, g - 1, issued);
                 continue;
             }
-            CK(cudaMemcpyAsync(dev + g0, q->slots + (size_t)slot * q->G, gbytes, cudaMemcpyHostToDevice, up));
-            CK(cudaEventRecord(gev[slot], up));
+            /* two: odd groups on a second stream, so that two copy engines read the slots */
+            cudaStream_t st = q->two && g % 2 ? ups[1] : up;
+            CK(cudaMemcpyAsync(dev + g0, q->slots + (size_t)slot * q->G, gbytes, cudaMemcpyHostToDevice, st));
+            CK(cudaEventRecord(gev[slot], st));
             __atomic_store_n(&issued[slot], g, __ATOMIC_RELEASE);
         }
     }
     CK(cudaStreamSynchronize(up));
+    CK(cudaStreamSynchronize(ups[1]));
 }
 
 /* the way back: group g's DMA is queued when the slot's previous group is all unpacked (the first
@@ -367,8 +370,8 @@ static void grouped_down(const grouped *q, char *host, const char *dev, size_t n
 /* grouped uploads against the ring, taking turns rep by rep, on n bytes */
 static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n)
 {
-    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1},
-                    {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 1}, {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 0}};
+    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0},
+                    {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 1}, {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 0, 1}};
     enum { NQ = sizeof qs / sizeof *qs };
     ring r = {8, 3, 2 << 20, 0, pool, 1};
     double t[NQ + 1][REPS];
@@ -391,7 +394,7 @@ static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n
         if (i == NQ) snprintf(what, sizeof what, "ring T=8 C=2048K S=3 plain, %zu MiB (turns)", n >> 20);
         else snprintf(what, sizeof what, "grouped T=%d G=%zuK x%d P=%zuK%s%s%s, %zu MiB (turns)", qs[i].T,
                       qs[i].G >> 10, qs[i].NG, qs[i].P >> 10, qs[i].nt ? " nt" : "",
-                      qs[i].ramp ? " ramp" : "", qs[i].lag ? " lag" : "", n >> 20);
+                      qs[i].ramp ? " ramp" : "", qs[i].lag ? " lag" : qs[i].two ? " two streams" : "", n >> 20);
         report("h2d", what, t[i], REPS, n);
     }
     char *back = malloc(n);
