@@ -11,8 +11,10 @@
  *   register  cudaHostRegister + cudaHostUnregister of the array; with argv[2] = "register", only
  *             the array registered in chunks from several threads, each chunk's DMA right after
  *   grouped   (argv[2] = "grouped", alone) one pinned ring shared by all threads, a DMA per group
- *             of pieces, against the ring, taking turns, on 128 and 512 MiB
+ *             of pieces, against the ring, taking turns, on 128 and 512 MiB; variants: each DMA
+ *             a group late, odd groups on a second stream, slots (and source) in huge pages
  * Output: one line per case, "direction case GB/s", and a CSV on argv[1] when given. */
+#define _GNU_SOURCE
 #include <cuda_runtime.h>
 #include <emmintrin.h>
 #include <omp.h>
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "copy_streaming.h"
@@ -248,7 +251,10 @@ static int check(const char *a, const char *b, size_t n, const char *what)
  * order and packed at their place in their group; the thread that completes a group queues one DMA
  * for all of it.  Does the DMA engine keep up with the packing when it gets 4-8 MiB copies instead
  * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots, NOTES_staging) */
-typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two; } grouped;
+typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two, thp_src; } grouped;
+/* transparent huge pages (the host has them on madvise only): slots registered after the fact,
+ * and a copy of the source array, to see what the 4 KiB page walks cost */
+static char *pool_thp, *src_thp;
 
 /* with ramp (as staging.c): groups of G/8, G/8, G/4, G/2, then G; pieces a quarter of a group,
  * 256 KiB to P.  Group of byte y: its index, start and size. */
@@ -367,18 +373,40 @@ static void grouped_down(const grouped *q, char *host, const char *dev, size_t n
     }
 }
 
+static char *thp_alloc(size_t n)
+{
+    size_t huge = (size_t)2 << 20;
+    char *p = mmap(NULL, n + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) { perror("mmap"); exit(1); }
+    p = (char *)(((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1));
+    if (madvise(p, n, MADV_HUGEPAGE)) perror("madvise");
+    memset(p, 1, n);
+    return p;
+}
+
+static void print_thp(void)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "AnonHugePages", 13)) printf("# %s", line);
+    if (f) fclose(f);
+}
+
 /* grouped uploads against the ring, taking turns rep by rep, on n bytes */
 static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n)
 {
-    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0},
-                    {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 1}, {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 0, 1}};
+    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0, 0},
+                    {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 1, 0},
+                    {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 0},
+                    {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 1}};
     enum { NQ = sizeof qs / sizeof *qs };
     ring r = {8, 3, 2 << 20, 0, pool, 1};
     double t[NQ + 1][REPS];
-    char what[96];
+    char what[160];
     for (int k = 0; k < REPS; k++)
         for (int i = 0; i <= NQ; i++) {
-            const char *from = src[(k + i) % 3];
+            const char *from = i < NQ && qs[i].thp_src ? src_thp : src[(k + i) % 3];
             double t0 = now();
             if (i == NQ) ring_up(&r, dev, from, n);
             else grouped_up(&qs[i], dev, from, n);
@@ -394,7 +422,9 @@ static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n
         if (i == NQ) snprintf(what, sizeof what, "ring T=8 C=2048K S=3 plain, %zu MiB (turns)", n >> 20);
         else snprintf(what, sizeof what, "grouped T=%d G=%zuK x%d P=%zuK%s%s%s, %zu MiB (turns)", qs[i].T,
                       qs[i].G >> 10, qs[i].NG, qs[i].P >> 10, qs[i].nt ? " nt" : "",
-                      qs[i].ramp ? " ramp" : "", qs[i].lag ? " lag" : qs[i].two ? " two streams" : "", n >> 20);
+                      qs[i].ramp ? " ramp" : "",
+                      qs[i].lag ? " lag" : qs[i].two ? " two streams" : qs[i].thp_src ? " thp slots+source"
+                      : qs[i].slots == pool_thp ? " thp slots" : "", n >> 20);
         report("h2d", what, t[i], REPS, n);
     }
     char *back = malloc(n);
@@ -548,6 +578,11 @@ int main(int argc, char **argv)
 
     if (argc > 2 && !strcmp(argv[2], "grouped")) {
         for (int i = 0; i < 64; i++) CK(cudaEventCreateWithFlags(&gev[i], cudaEventDisableTiming));
+        pool_thp = thp_alloc((size_t)64 << 20);
+        CK(cudaHostRegister(pool_thp, (size_t)64 << 20, cudaHostRegisterDefault));
+        src_thp = thp_alloc(BYTES);
+        memcpy(src_thp, a, BYTES);
+        print_thp();
         grouped_cases(dev, src, a, (size_t)128 << 20);
         grouped_cases(dev, src, a, BYTES);
         if (csv) fclose(csv);
