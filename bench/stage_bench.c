@@ -396,7 +396,11 @@ static void print_thp(void)
 /* grouped uploads against the ring, taking turns rep by rep, on n bytes */
 static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n)
 {
-    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0, 0},
+    /* T, NG, G, P, slots, nt, ramp, lag, two, thp_src: staging.c's, then the variants of
+     * NOTES_staging v4 and v5 */
+    grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 1, 0, 0, 0},
+                    {8, 6, 8 << 20, 2 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 1, 0, 0, 0, 0},
+                    {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0, 0}, {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 0, 0, 0},
                     {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 1, 0},
                     {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 0},
                     {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 1}};
