@@ -277,14 +277,23 @@ static cudaEvent_t gev[64];
  * against 45 from one in no cache, NOTES_staging v2).  Not with ramp. */
 enum { MAX_GROUPS = 1024 };
 static int g_done[MAX_GROUPS], g_issuing[MAX_GROUPS];
+
+/* group h's one DMA, bytes [g0, g0 + gbytes), from its slot; two: odd groups on a second stream,
+ * so that two copy engines read the slots */
+static void issue_up(const grouped *q, char *dev, long h, size_t g0, size_t gbytes, long *issued)
+{
+    int slot = (int)(h % q->NG);
+    cudaStream_t st = q->two && h % 2 ? ups[1] : up;
+    CK(cudaMemcpyAsync(dev + g0, q->slots + (size_t)slot * q->G, gbytes, cudaMemcpyHostToDevice, st));
+    CK(cudaEventRecord(gev[slot], st));
+    __atomic_store_n(&issued[slot], h, __ATOMIC_RELEASE);
+}
+
 static void lag_issue(const grouped *q, char *dev, size_t n, long h, long *issued)
 {
     if (__atomic_exchange_n(&g_issuing[h], 1, __ATOMIC_SEQ_CST)) return;
-    int slot = (int)(h % q->NG);
-    size_t g0 = (size_t)h * q->G, gbytes = n - g0 < q->G ? n - g0 : q->G;
-    CK(cudaMemcpyAsync(dev + g0, q->slots + (size_t)slot * q->G, gbytes, cudaMemcpyHostToDevice, up));
-    CK(cudaEventRecord(gev[slot], up));
-    __atomic_store_n(&issued[slot], h, __ATOMIC_RELEASE);
+    size_t g0 = (size_t)h * q->G;
+    issue_up(q, dev, h, g0, n - g0 < q->G ? n - g0 : q->G, issued);
 }
 
 static void grouped_up(const grouped *q, char *dev, const char *host, size_t n)
@@ -323,11 +332,7 @@ static void grouped_up(const grouped *q, char *dev, const char *host, size_t n)
                     lag_issue(q, dev, n, g - 1, issued);
                 continue;
             }
-            /* two: odd groups on a second stream, so that two copy engines read the slots */
-            cudaStream_t st = q->two && g % 2 ? ups[1] : up;
-            CK(cudaMemcpyAsync(dev + g0, q->slots + (size_t)slot * q->G, gbytes, cudaMemcpyHostToDevice, st));
-            CK(cudaEventRecord(gev[slot], st));
-            __atomic_store_n(&issued[slot], g, __ATOMIC_RELEASE);
+            issue_up(q, dev, g, g0, gbytes, issued);
         }
     }
     CK(cudaStreamSynchronize(up));

@@ -83,6 +83,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local uint64_t last_end;   /* when this thread's latest call in the band returned */
 static struct {
     uint64_t gap_ns;   /* 0: not read yet */
+    long recheck;      /* CUFORT_DROPIN_RECHECK; 0: none */
     int trace;         /* CUFORT_DROPIN_TRACE */
 } env;                 /* under the lock */
 
@@ -91,6 +92,8 @@ static void read_env(void)
     const char *v = getenv("CUFORT_DROPIN_GAP_US");
     double us = v && *v ? atof(v) : 0;
     env.gap_ns = (uint64_t)((us > 0 ? us : GAP_US) * 1e3);
+    v = getenv("CUFORT_DROPIN_RECHECK");
+    env.recheck = v && *v ? atol(v) : 0;
     v = getenv("CUFORT_DROPIN_TRACE");
     env.trace = v ? atoi(v) : 0;
 }
@@ -158,12 +161,6 @@ static double median_of(const double *t, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static long recheck_every(void)
-{
-    const char *v = getenv("CUFORT_DROPIN_RECHECK");
-    return v && *v ? atol(v) : 0;
-}
-
 static int kept(const adapt_class *e, int p) { return e->kept[p] < KEEP ? e->kept[p] : KEEP; }
 
 /* the measurement done: decide, and when to measure again.  Under the lock. */
@@ -176,9 +173,8 @@ static void decide(adapt_class *e)
     e->measurements++;
     e->since = 0;
     double lo = fmin(e->median[0], e->median[1]), hi = fmax(e->median[0], e->median[1]);
-    long forced = recheck_every();
-    if (forced > 0) {
-        e->interval = forced;
+    if (env.recheck > 0) {
+        e->interval = env.recheck;
     } else if (e->failed) {
         e->interval = 0;
     } else if (hi >= FAR * lo && e->far_rechecks < FAR_RECHECKS) {
