@@ -23,25 +23,31 @@
  * cost.
  *
  * Measuring again runs the other path only, afresh (its older times are dropped): TIMED timed
- * calls, set against the chosen path's last KEEP.  When:
+ * calls, set against the chosen path's last KEEP.  It never stops for good (only an engine that
+ * fell back is never tried again): a measurement caught in a spell of the host's is corrected by
+ * the next.  In run 28 on the H100 host OpenBLAS's SGEMM n = 256 calls ran at a median of 0.38 ms
+ * for a spell, the class moved to the engine (0.22 ms) and, nothing being scheduled at that margin,
+ * stayed there while the CPU BLAS went back to 0.11 ms: 1.40x the better path (NOTES_gemm v10).  When:
  * - 16 calls after the first decision, whatever the margin: a class's first calls run cold.  On
  *   the H100 host the engine's first calls of a size took 2.5x its later ones (DGEMM n = 384:
  *   0.77-0.86 ms against 0.31), and a first decision that went 1.3-1.4x the wrong way was kept for
- *   good (v9);
+ *   good (v9).  Likewise 16 calls after a decision that changed the path: one of the two
+ *   measurements behind the change was off, or the host changed;
  * - as soon as the chosen path's last KEEP calls, all since the decision, have a median over the
  *   other path's: the host changed (v9: OpenBLAS's DGEMM n = 384 went from 0.32 to 0.55 ms a
  *   call and the class stayed on it, 1.41x the engine);
- * - where the two medians lie within CLOSE the choice was nearly a coin toss and the host may
- *   drift: after 32 calls, then 64, 128, ... up to 4096 (ZGEMM n = 128 had measured 0.122 against
- *   0.126 ms and then ran 13% slower than the CPU BLAS; v6).  Each time costs at most TIMED + 1
- *   calls at up to CLOSE times the chosen one's, about one call's time.  (Measuring both paths
- *   again cost twice that, and ZGEMM n = 256, 1.18x apart, read 1.07 of the better path over the
- *   benchmark's ~100 calls: run 21.);
+ * - otherwise after twice as many calls as the time before, and at least RECHECK_SHARE times the
+ *   calls a measurement loses (TIMED + 1 calls at the slower path's time, over the chosen path's),
+ *   up to LAST_RECHECK: medians 10% apart are measured again after 32, 64, 128, ... calls, medians
+ *   2x apart after 200, 400, ...: the measurements cost the class ~2% of its time at most.  (ZGEMM
+ *   n = 128 had measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS, v6;
+ *   measuring both paths again, not the other one only, cost twice as much: run 21);
  * - where one median is FAR or more times the other, implausible this near the threshold (run
  *   20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's (OpenBLAS's
  *   ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
  *   measurement caught in one sent the class to the engine for good, 1.33x slower; v6): after 16
- *   calls, then 64, then 256.
+ *   calls, then 64, 256, ... (4x each time) up to LAST_RECHECK.  A measurement of the other path
+ *   whose first timed call takes FAR times the chosen path's median ends there: the burst goes on.
  * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin;
  * CUFORT_DROPIN_GAP_US sets GAP_US (tests whose checks between calls take longer).
  * CUFORT_REPORT lists each class with both times; CUFORT_DROPIN_TRACE=1 prints each decision with
@@ -57,8 +63,7 @@
 
 enum { BAND = 8, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
 enum { GAP_US = 50, GAPS_USUAL = 2 };
-enum { FIRST_RECHECK = 16, CLOSE_RECHECK = 32, LAST_RECHECK = 4096, FAR_RECHECK = 16, FAR_RECHECKS = 3 };
-#define CLOSE 1.25
+enum { FIRST_RECHECK = 16, LAST_RECHECK = 4096, RECHECK_SHARE = 50 };
 #define FAR 3.0
 
 typedef struct {
@@ -74,7 +79,7 @@ typedef struct {
     int choice;                    /* the path of later calls; -1 before the first decision */
     int measuring, measurements;
     long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
-    int far_rechecks;              /* measurements scheduled because the medians lay FAR apart */
+    int far_in_a_row;              /* the latest decisions made on medians FAR apart */
     int since;                     /* timed calls on the chosen path since the decision */
 } adapt_class;
 
@@ -166,6 +171,7 @@ static int kept(const adapt_class *e, int p) { return e->kept[p] < KEEP ? e->kep
 /* the measurement done: decide, and when to measure again.  Under the lock. */
 static void decide(adapt_class *e)
 {
+    int before = e->choice;
     e->median[0] = median_of(e->t[0], kept(e, 0));
     e->median[1] = median_of(e->t[1], kept(e, 1));
     e->choice = !e->failed && e->median[1] < e->median[0];
@@ -173,20 +179,23 @@ static void decide(adapt_class *e)
     e->measurements++;
     e->since = 0;
     double lo = fmin(e->median[0], e->median[1]), hi = fmax(e->median[0], e->median[1]);
+    int far = hi >= FAR * lo;
+    e->far_in_a_row = far ? e->far_in_a_row + 1 : 0;
     if (env.recheck > 0) {
         e->interval = env.recheck;
     } else if (e->failed) {
         e->interval = 0;
-    } else if (hi >= FAR * lo && e->far_rechecks < FAR_RECHECKS) {
-        e->interval = (long)FAR_RECHECK << (2 * e->far_rechecks++);   /* 16, 64, 256 */
-    } else if (e->measurements == 1) {
+    } else if (far) {   /* 16, 64, 256, ... */
+        int shift = 2 * (e->far_in_a_row - 1);
+        e->interval = shift < 10 ? (long)FIRST_RECHECK << shift : LAST_RECHECK;
+    } else if (e->measurements == 1 || e->choice != before) {
         e->interval = FIRST_RECHECK;
-    } else if (hi < CLOSE * lo) {
-        e->interval = e->interval < CLOSE_RECHECK ? CLOSE_RECHECK
-                      : e->interval < LAST_RECHECK ? 2 * e->interval : LAST_RECHECK;
     } else {
-        e->interval = 0;
+        double cost = (TIMED + 1) * (hi / lo - 1);   /* calls' time lost by a measurement */
+        e->interval = (long)fmax(2.0 * e->interval, ceil(RECHECK_SHARE * cost));
     }
+    if (e->interval > LAST_RECHECK)
+        e->interval = LAST_RECHECK;
     e->until_recheck = e->interval;
     if (env.trace) {   /* the times decided on, oldest first in each ring */
         fprintf(stderr, "# adapt %s class %d: cpu", e->routine->name, e->size);
@@ -199,7 +208,7 @@ static void decide(adapt_class *e)
                 fprintf(stderr, " -> %s, measured again in %ld calls\n", e->choice ? "engine" : "cpu",
                         e->interval);
             else
-                fprintf(stderr, " -> %s, none scheduled\n", e->choice ? "engine" : "cpu");
+                fprintf(stderr, " -> %s, for good\n", e->choice ? "engine" : "cpu");
         }
     }
 }
@@ -240,6 +249,8 @@ void dropin_adapt_record(dropin_call *c, int gpu)
         if (c->adapt_timed && e->measuring && e->runs[p] < TIMED) {
             e->runs[p]++;
             keep(e, p, t);
+            if (e->choice >= 0 && p != e->choice && t >= FAR * e->median[e->choice])
+                e->runs[p] = TIMED;   /* measuring the other path again, in a burst: enough */
         }
         if (e->measuring && e->runs[0] >= TIMED && e->runs[1] >= TIMED)
             decide(e);

@@ -5,11 +5,14 @@
  * the machine's business.
  *
  * Scenarios (one size class each, the table forgotten in between):
- *   a CPU burst during the first measurement, then the CPU faster: measured again, the CPU wins;
- *   the same burst on the engine; a CPU truly FAR slower: three more measurements, then never;
- *   medians 2x apart: measured once more (a class's first calls run cold), then decided;
- *   medians within CLOSE: measured again after 16 calls, then at doubling intervals;
+ *   a CPU burst during the first measurement, then the CPU faster: measured again, the CPU wins,
+ *   and 16 calls after that change of path the engine once more; the same burst on the engine;
+ *   a CPU truly FAR slower: measured again after 16, 64, 256, 1024 calls, each time one call only;
+ *   medians 2x apart: measured again after 16 calls (a class's first calls run cold), then after
+ *   200, 400, 800 (each measurement costs ~2% of the calls between);
+ *   medians 10% apart: measured again after 16 calls, then at doubling intervals;
  *   the chosen CPU BLAS slowing down: its own later calls send the class to the engine at once;
+ *   a spell of the chosen CPU BLAS: the class goes to the engine and back once the spell is over;
  *   an engine that fell back, while measured or later: never again, whatever the margin;
  *   calls after a gap of other work: not timed, unless the class's calls always come after one. */
 #include "check.h"
@@ -78,6 +81,7 @@ static double steady_036(long i) { (void)i; return 0.36; }
 static double steady_6(long i) { (void)i; return 6.0; }
 static double engine_burst(long i) { return i <= 4 ? 6.0 : 0.18; }
 static double cpu_slows(long i) { return i <= 30 ? 0.17 : 0.25; }
+static double cpu_spell(long i) { return i > 30 && i <= 60 ? 0.40 : 0.12; }
 /* calls in pairs after 1 ms of other work, as in bench_gemm's turns; the CPU BLAS's first call
  * of a pair pays for it */
 static double pairs_gap(long i) { return i % 2 ? 1.0 : 0.0; }
@@ -91,12 +95,16 @@ static void test_cpu_burst(void)
     scenario sc = {burst_then_fast, steady_018, 0, NULL};
     outcome o = run(&sc, 200);
     /* 1-4 engine, 5-8 CPU (6 ms: engine); the 16th call after the decision (24) starts the next
-     * measurement, of the CPU alone: 24-27; 0.11 against the engine's 0.18, so the CPU */
-    CHECK(all(&o, 1, 4, 'e') && all(&o, 5, 8, 'c') && all(&o, 9, 23, 'e') && all(&o, 24, 200, 'c'),
-          "a burst of the CPU BLAS in the first measurement: measured again after 16 calls, then the CPU",
-          "paths %.40s...", o.path + 1);
-    /* the engine's timed calls: 2-4 and 10-23 (9 follows a CPU call), the last 12 kept */
-    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.110 ms (medians of 12 and 12 timed calls in 2 "
+     * measurement, of the CPU alone: 24-27; 0.11 against the engine's 0.18, so the CPU; a change
+     * of path: the engine again 16 calls later (43-46), still slower; 0.18 / 0.11 = 1.64, so the
+     * next after max(2 * 16, 50 * 4 * 0.64) = 128 calls (174-177) */
+    CHECK(all(&o, 1, 4, 'e') && all(&o, 5, 8, 'c') && all(&o, 9, 23, 'e') && all(&o, 24, 42, 'c') &&
+              all(&o, 43, 46, 'e') && all(&o, 47, 173, 'c') && all(&o, 174, 177, 'e') && all(&o, 178, 200, 'c'),
+          "a burst of the CPU BLAS in the first measurement: measured again after 16 calls, then the "
+          "CPU; the engine again 16 and 128 calls later",
+          "paths %.200s", o.path + 1);
+    /* the engine's timed calls of the last measurement, 175-177 */
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.110 ms (medians of 3 and 12 timed calls in 4 "
                            "measurements) -> CPU BLAS") != NULL,
           "the burst's calls are dropped; the chosen path's own calls are timed", "report: %s", o.report);
 }
@@ -105,13 +113,13 @@ static void test_engine_burst(void)
 {
     scenario sc = {steady_020, engine_burst, 0, NULL};
     outcome o = run(&sc, 130);
-    /* 1-4 engine at 6 ms, so the CPU; 24-27 the engine measured again: 0.18 against 0.20, within
-     * CLOSE, so the engine, and the CPU measured again (afresh) 32 calls later (59-62), then 64
-     * (126-129) */
-    CHECK(all(&o, 5, 23, 'c') && all(&o, 24, 58, 'e') && all(&o, 59, 62, 'c') && all(&o, 63, 125, 'e') &&
-              all(&o, 126, 129, 'c') && o.path[130] == 'e',
+    /* 1-4 engine at 6 ms, so the CPU; 24-27 the engine measured again: 0.18 against 0.20, so the
+     * engine, a change of path: the CPU measured again (afresh) 16 calls later (43-46), then 32
+     * (78-81), then 64 */
+    CHECK(all(&o, 5, 23, 'c') && all(&o, 24, 42, 'e') && all(&o, 43, 46, 'c') && all(&o, 47, 77, 'e') &&
+              all(&o, 78, 81, 'c') && all(&o, 82, 130, 'e'),
           "a burst of the engine in the first measurement: measured again, then the engine; the CPU "
-          "measured again after 32 and 64 calls",
+          "measured again after 16 and 32 calls",
           "paths %.130s", o.path + 1);
     CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.200 ms (medians of 12 and 3 timed calls in 4 "
                            "measurements) -> engine") != NULL,
@@ -123,24 +131,26 @@ static void test_truly_far(void)
 {
     scenario sc = {steady_6, steady_018, 0, NULL};
     outcome o = run(&sc, 2000);
-    /* measured at 1-8; then the CPU alone from the 16th (24-27), 64th (91-94) and 256th (350-353)
-     * call after each decision */
-    CHECK(o.cpu_calls == 16 && o.last_cpu == 353 && all(&o, 24, 27, 'c') && all(&o, 91, 94, 'c') &&
-              all(&o, 350, 353, 'c'),
-          "a CPU truly 33x slower: measured three more times (16, 64, 256 calls later), then never",
+    /* measured at 1-8; then the CPU alone from the 16th (24), 64th (89), 256th (346) and 1024th
+     * (1371) call after each decision, each time a switch and one timed call (6 ms: 33x the
+     * engine's median, the burst goes on); the next after 4096 */
+    CHECK(o.cpu_calls == 12 && o.last_cpu == 1372 && all(&o, 24, 25, 'c') && all(&o, 89, 90, 'c') &&
+              all(&o, 346, 347, 'c') && all(&o, 1371, 1372, 'c'),
+          "a CPU truly 33x slower: measured again 16, 64, 256 and 1024 calls later, one call each time",
           "%d CPU calls, the last at %d", o.cpu_calls, o.last_cpu);
-    CHECK(strstr(o.report, "(medians of 12 and 3 timed calls in 4 measurements) -> engine") != NULL,
-          "report: four measurements, the slower path's last one alone", "report: %s", o.report);
+    CHECK(strstr(o.report, "(medians of 12 and 1 timed calls in 5 measurements) -> engine") != NULL,
+          "report: five measurements, the slower path's last one alone", "report: %s", o.report);
 }
 
 static void test_apart(void)
 {
     scenario sc = {steady_036, steady_018, 0, NULL};
     outcome o = run(&sc, 2000);
-    /* the first calls of a class may run cold: measured once more, 16 calls after (24-27) */
-    CHECK(o.cpu_calls == 8 && o.last_cpu == 27 && all(&o, 24, 27, 'c') &&
-              strstr(o.report, "in 2 measurements) -> engine"),
-          "medians 2x apart (between CLOSE and FAR): measured once more, then decided for good",
+    /* the first calls of a class may run cold: measured again 16 calls after (24-27); then after
+     * 50 * 4 * (2 - 1) = 200 calls (227-230), 400 (630-633), 800 (1433-1436); the next after 1600 */
+    CHECK(o.cpu_calls == 20 && o.last_cpu == 1436 && all(&o, 24, 27, 'c') && all(&o, 227, 230, 'c') &&
+              all(&o, 630, 633, 'c') && all(&o, 1433, 1436, 'c') && strstr(o.report, "in 5 measurements) -> engine"),
+          "medians 2x apart: measured again after 16, then 200, 400, 800 calls",
           "%d CPU calls, the last at %d; %s", o.cpu_calls, o.last_cpu, o.report);
 }
 
@@ -152,7 +162,7 @@ static void test_close(void)
      * next at 2058 */
     CHECK(o.cpu_calls == 28 && all(&o, 24, 27, 'c') && all(&o, 59, 62, 'c') && all(&o, 1031, 1034, 'c') &&
               strstr(o.report, "(medians of 12 and 3 timed calls in 7 measurements) -> engine"),
-          "medians within CLOSE: the other path measured again after 16, then 32, 64, ..., 512 calls",
+          "medians 10% apart: the other path measured again after 16, then 32, 64, ..., 1024 calls",
           "%d CPU calls; %s", o.cpu_calls, o.report);
 }
 
@@ -163,13 +173,32 @@ static void test_chosen_slows(void)
     /* 0.17 against 0.18: the CPU; the engine measured again at 24-27, still the CPU; from call 31
      * it takes 0.25 ms.  Once its last 12 timed calls (29-40) are all since that decision, their
      * median (0.25) is over the engine's 0.18, and the engine is measured again at once (41-44),
-     * before the 32 calls CLOSE would wait */
-    CHECK(all(&o, 9, 23, 'c') && all(&o, 24, 27, 'e') && all(&o, 28, 40, 'c') && all(&o, 41, 100, 'e'),
+     * before the 32 calls the schedule would wait; the CPU again 16 calls after that change of
+     * path (60-63), still 0.25 */
+    CHECK(all(&o, 9, 23, 'c') && all(&o, 24, 27, 'e') && all(&o, 28, 40, 'c') && all(&o, 41, 59, 'e') &&
+              all(&o, 60, 63, 'c') && all(&o, 64, 100, 'e'),
           "the chosen CPU BLAS slows down: its own calls count, and the engine takes over at once",
           "paths %.100s", o.path + 1);
-    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.250 ms (medians of 12 and 12 timed calls in 3 "
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.250 ms (medians of 12 and 3 timed calls in 4 "
                            "measurements) -> engine") != NULL,
           "the CPU's median is that of its latest calls", "report: %s", o.report);
+}
+
+static void test_spell(void)
+{
+    scenario sc = {cpu_spell, steady_018, 0, NULL};
+    outcome o = run(&sc, 200);
+    /* the CPU (0.12 against 0.18), measured again at 24-27; calls 31-60 take 0.40: from call 40
+     * the CPU's last 12 say so and the engine is measured (41-44) and chosen; the CPU again 16
+     * calls later (60-63: 60 is a switch, 61-63 0.12), chosen again; the engine 16 calls later
+     * (79-82), slower; the next after max(2 * 16, 50 * 4 * 0.5) = 100 calls (182-185) */
+    CHECK(all(&o, 28, 40, 'c') && all(&o, 41, 59, 'e') && all(&o, 60, 78, 'c') && all(&o, 79, 82, 'e') &&
+              all(&o, 83, 181, 'c') && all(&o, 182, 185, 'e') && all(&o, 186, 200, 'c'),
+          "a spell of the chosen CPU BLAS: the engine while it lasts, the CPU BLAS after",
+          "paths %.200s", o.path + 1);
+    CHECK(strstr(o.report, "engine 0.180 ms, CPU BLAS 0.120 ms (medians of 3 and 12 timed calls in 6 "
+                           "measurements) -> CPU BLAS") != NULL,
+          "the spell's calls have left the CPU's median", "report: %s", o.report);
 }
 
 static void test_fell_back(void)
@@ -193,9 +222,10 @@ static void test_gaps(void)
     outcome o = run(&sc, 200);
     /* the calls after a gap are not timed: the engine's run is 1-6 (2, 4, 6 timed), the CPU's 7-12
      * (8, 10, 12: 0.12 ms), so the CPU; the engine again at 28-34 (30, 32, 34), and 0.12 against
-     * 0.16 is outside CLOSE: the CPU for good */
-    CHECK(all(&o, 1, 6, 'e') && all(&o, 7, 27, 'c') && all(&o, 28, 34, 'e') && all(&o, 35, 200, 'c') &&
-              strstr(o.report, "engine 0.160 ms, CPU BLAS 0.120 ms (medians of 3 and 12 timed calls in 2 "
+     * 0.16: the CPU; the engine again after max(2 * 16, 50 * 4 * 0.33) = 67 calls (101-106) */
+    CHECK(all(&o, 1, 6, 'e') && all(&o, 7, 27, 'c') && all(&o, 28, 34, 'e') && all(&o, 35, 100, 'c') &&
+              all(&o, 101, 106, 'e') && all(&o, 107, 200, 'c') &&
+              strstr(o.report, "engine 0.160 ms, CPU BLAS 0.120 ms (medians of 3 and 12 timed calls in 3 "
                                "measurements) -> CPU BLAS"),
           "calls after a gap are not timed: the CPU BLAS's back-to-back calls decide",
           "paths %.40s...; %s", o.path + 1, o.report);
@@ -221,6 +251,7 @@ int main(void)
     test_apart();
     test_close();
     test_chosen_slows();
+    test_spell();
     test_fell_back();
     test_gaps();
     return ck_end();
