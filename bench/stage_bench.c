@@ -12,7 +12,8 @@
  *             the array registered in chunks from several threads, each chunk's DMA right after
  *   grouped   (argv[2] = "grouped", alone) one pinned ring shared by all threads, a DMA per group
  *             of pieces, against the ring, taking turns, on 128 and 512 MiB; variants: each DMA
- *             a group late, odd groups on a second stream, slots (and source) in huge pages
+ *             a group late, odd groups on a second stream, slots (and source) in huge pages,
+ *             packed lines demoted to L3 as they are written
  * Output: one line per case, "direction case GB/s", and a CSV on argv[1] when given. */
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -91,6 +92,17 @@ static void copy_clwb(void *dst, const void *src, size_t n)
     memcpy(dst, src, n);
     for (size_t i = 0; i < n; i += 64) __asm__ volatile("clwb %0" ::"m"(((const char *)dst)[i]));
     _mm_sfence();
+}
+
+/* memcpy 4 KiB at a time, each 4 KiB's lines demoted at once, still in L1 (copy_demote's second
+ * pass over a whole 2 MiB piece cost more than the DMA gained, NOTES_staging v2) */
+static void copy_demote_inline(void *dst, const void *src, size_t n)
+{
+    for (size_t at = 0; at < n; at += 4096) {
+        size_t len = n - at < 4096 ? n - at : 4096;
+        memcpy((char *)dst + at, (const char *)src + at, len);
+        for (size_t i = 0; i < len; i += 64) __asm__ volatile("cldemote %0" ::"m"(((const char *)dst)[at + i]));
+    }
 }
 
 typedef void (*copy_fn)(void *, const void *, size_t);
@@ -251,7 +263,7 @@ static int check(const char *a, const char *b, size_t n, const char *what)
  * order and packed at their place in their group; the thread that completes a group queues one DMA
  * for all of it.  Does the DMA engine keep up with the packing when it gets 4-8 MiB copies instead
  * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots, NOTES_staging) */
-typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two, thp_src; } grouped;
+typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two, thp_src; } grouped;   /* nt 2: demote */
 /* transparent huge pages (the host has them on madvise only): slots registered after the fact,
  * and a copy of the source array, to see what the 4 KiB page walks cost */
 static char *pool_thp, *src_thp;
@@ -320,7 +332,8 @@ static void grouped_up(const grouped *q, char *dev, const char *host, size_t n)
             CK(cudaEventSynchronize(gev[slot]));
         }
         char *dst = q->slots + (size_t)slot * q->G + (at - g0);
-        if (q->nt) copy_nt(dst, host + at, len);
+        if (q->nt == 1) copy_nt(dst, host + at, len);
+        else if (q->nt == 2) copy_demote_inline(dst, host + at, len);
         else memcpy(dst, host + at, len);
         if (__atomic_add_fetch(&packed[slot], len, __ATOMIC_ACQ_REL) == gbytes) {
             packed[slot] = 0;
@@ -402,13 +415,14 @@ static void print_thp(void)
 static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n)
 {
     /* T, NG, G, P, slots, nt, ramp, lag, two, thp_src: staging.c's, then the variants of
-     * NOTES_staging v4 and v5 */
+     * NOTES_staging v4, v5 and v6 */
     grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 1, 0, 0, 0},
                     {8, 6, 8 << 20, 2 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 1, 0, 0, 0, 0},
                     {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0, 0}, {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 0, 0, 0},
                     {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 1, 0},
                     {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 0},
-                    {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 1}};
+                    {8, 6, 8 << 20, 1 << 20, pool_thp, 0, 0, 0, 0, 1},
+                    {8, 6, 8 << 20, 1 << 20, pool, 2, 0, 0, 0, 0}};
     enum { NQ = sizeof qs / sizeof *qs };
     ring r = {8, 3, 2 << 20, 0, pool, 1};
     double t[NQ + 1][REPS];
@@ -430,7 +444,7 @@ static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n
     for (int i = 0; i <= NQ; i++) {
         if (i == NQ) snprintf(what, sizeof what, "ring T=8 C=2048K S=3 plain, %zu MiB (turns)", n >> 20);
         else snprintf(what, sizeof what, "grouped T=%d G=%zuK x%d P=%zuK%s%s%s, %zu MiB (turns)", qs[i].T,
-                      qs[i].G >> 10, qs[i].NG, qs[i].P >> 10, qs[i].nt ? " nt" : "",
+                      qs[i].G >> 10, qs[i].NG, qs[i].P >> 10, qs[i].nt == 1 ? " nt" : qs[i].nt ? " demote" : "",
                       qs[i].ramp ? " ramp" : "",
                       qs[i].lag ? " lag" : qs[i].two ? " two streams" : qs[i].thp_src ? " thp slots+source"
                       : qs[i].slots == pool_thp ? " thp slots" : "", n >> 20);
