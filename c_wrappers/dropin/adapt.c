@@ -36,10 +36,13 @@
  * - as soon as the chosen path's last KEEP calls, all since the decision, have a median over the
  *   other path's: the host changed (v9: OpenBLAS's DGEMM n = 384 went from 0.32 to 0.55 ms a
  *   call and the class stayed on it, 1.41x the engine);
- * - otherwise after twice as many calls as the time before, and at least RECHECK_SHARE times the
- *   calls a measurement loses (TIMED + 1 calls at the slower path's time, over the chosen path's),
- *   up to LAST_RECHECK: medians 10% apart are measured again after 32, 64, 128, ... calls, medians
- *   2x apart after 200, 400, ...: the measurements cost the class ~2% of its time at most.  (ZGEMM
+ * - otherwise after twice as many calls as after the previous decision that kept the path (a
+ *   change of path and its reversal, noise between two close paths, do not start the doubling
+ *   again: under load on the H100 host that cost DGEMM n = 256 2-3%, NOTES_gemm v10), and at
+ *   least RECHECK_SHARE times the calls a measurement loses (TIMED + 1 calls at the slower path's
+ *   time, over the chosen path's), up to LAST_RECHECK: medians 10% apart are measured again after
+ *   32, 64, 128, ... calls, medians 2x apart after 200, 400, ...: the measurements cost the class
+ *   ~2% of its time at most.  (ZGEMM
  *   n = 128 had measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS, v6;
  *   measuring both paths again, not the other one only, cost twice as much: run 21);
  * - where one median is FAR or more times the other, implausible this near the threshold (run
@@ -79,6 +82,7 @@ typedef struct {
     int choice;                    /* the path of later calls; -1 before the first decision */
     int measuring, measurements;
     long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
+    long settled;                  /* the interval after the latest decision that kept the path */
     int far_in_a_row;              /* the latest decisions made on medians FAR apart */
     int since;                     /* timed calls on the chosen path since the decision */
 } adapt_class;
@@ -192,8 +196,11 @@ static void decide(adapt_class *e)
         e->interval = FIRST_RECHECK;
     } else {
         double cost = (TIMED + 1) * (hi / lo - 1);   /* calls' time lost by a measurement */
-        e->interval = (long)fmax(2.0 * e->interval, ceil(RECHECK_SHARE * cost));
+        double next = fmax(2.0 * e->settled, ceil(RECHECK_SHARE * cost));
+        e->interval = e->settled = next < LAST_RECHECK ? (long)next : LAST_RECHECK;
     }
+    if (e->measurements == 1)
+        e->settled = FIRST_RECHECK;
     if (e->interval > LAST_RECHECK)
         e->interval = LAST_RECHECK;
     e->until_recheck = e->interval;
