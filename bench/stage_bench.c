@@ -263,7 +263,8 @@ static int check(const char *a, const char *b, size_t n, const char *what)
  * order and packed at their place in their group; the thread that completes a group queues one DMA
  * for all of it.  Does the DMA engine keep up with the packing when it gets 4-8 MiB copies instead
  * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots, NOTES_staging) */
-typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two, thp_src; } grouped;   /* nt 2: demote */
+/* nt: 0 memcpy, 1 non-temporal stores, 2 memcpy with the lines demoted to L3 as they are written */
+typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two, thp_src; } grouped;
 /* transparent huge pages (the host has them on madvise only): slots registered after the fact,
  * and a copy of the source array, to see what the 4 KiB page walks cost */
 static char *pool_thp, *src_thp;

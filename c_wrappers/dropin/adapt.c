@@ -42,9 +42,9 @@
  *   least RECHECK_SHARE times the calls a measurement loses (TIMED + 1 calls at the slower path's
  *   time, over the chosen path's), up to LAST_RECHECK: medians 10% apart are measured again after
  *   32, 64, 128, ... calls, medians 2x apart after 200, 400, ...: the measurements cost the class
- *   ~2% of its time at most.  (ZGEMM
- *   n = 128 had measured 0.122 against 0.126 ms and then ran 13% slower than the CPU BLAS, v6;
- *   measuring both paths again, not the other one only, cost twice as much: run 21);
+ *   ~2% of its time at most.  (ZGEMM n = 128 had measured 0.122 against 0.126 ms and then ran 13%
+ *   slower than the CPU BLAS, v6; measuring both paths again, not the other one only, cost twice
+ *   as much: run 21);
  * - where one median is FAR or more times the other, implausible this near the threshold (run
  *   20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's (OpenBLAS's
  *   ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
@@ -82,7 +82,8 @@ typedef struct {
     int choice;                    /* the path of later calls; -1 before the first decision */
     int measuring, measurements;
     long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
-    long settled;                  /* the interval after the latest decision that kept the path */
+    long settled;                  /* the interval after the latest decision that kept the path
+                                      (FIRST_RECHECK after the first decision) */
     int far_in_a_row;              /* the latest decisions made on medians FAR apart */
     int since;                     /* timed calls on the chosen path since the decision */
 } adapt_class;
@@ -201,8 +202,6 @@ static void decide(adapt_class *e)
     }
     if (e->measurements == 1)
         e->settled = FIRST_RECHECK;
-    if (e->interval > LAST_RECHECK)
-        e->interval = LAST_RECHECK;
     e->until_recheck = e->interval;
     if (env.trace) {   /* the times decided on, oldest first in each ring */
         fprintf(stderr, "# adapt %s class %d: cpu", e->routine->name, e->size);

@@ -163,7 +163,7 @@ static void test_close(void)
      * next at 2058 */
     CHECK(o.cpu_calls == 28 && all(&o, 24, 27, 'c') && all(&o, 59, 62, 'c') && all(&o, 1031, 1034, 'c') &&
               strstr(o.report, "(medians of 12 and 3 timed calls in 7 measurements) -> engine"),
-          "medians 10% apart: the other path measured again after 16, then 32, 64, ..., 1024 calls",
+          "medians 10% apart: the other path measured again after 16, then 32, 64, ..., 512 calls",
           "%d CPU calls; %s", o.cpu_calls, o.report);
 }
 
