@@ -36,10 +36,12 @@
  * - as soon as the chosen path's last KEEP calls, all since the decision, have a median over the
  *   other path's: the host changed (v9: OpenBLAS's DGEMM n = 384 went from 0.32 to 0.55 ms a
  *   call and the class stayed on it, 1.41x the engine);
- * - otherwise after twice as many calls as after the previous decision that kept the path (a
- *   change of path and its reversal, noise between two close paths, do not start the doubling
- *   again: under load on the H100 host that cost DGEMM n = 256 2-3%, NOTES_gemm v10), and at
- *   least RECHECK_SHARE times the calls a measurement loses (TIMED + 1 calls at the slower path's
+ * - otherwise, if the latest decision that kept a path kept this one, after twice as many calls
+ *   as then (a change of path and its reversal, noise between two close paths, do not start the
+ *   doubling again: under load on the H100 host that cost DGEMM n = 256 2-3%), else after 32 (an
+ *   interval earned by the other path once kept SGEMM n = 256 on the engine for 800 calls after
+ *   a spell of the CPU BLAS's, 1.08x the better path; NOTES_gemm v10); and at least
+ *   RECHECK_SHARE times the calls a measurement loses (TIMED + 1 calls at the slower path's
  *   time, over the chosen path's), up to LAST_RECHECK: medians 10% apart are measured again after
  *   32, 64, 128, ... calls, medians 2x apart after 200, 400, ...: the measurements cost the class
  *   ~2% of its time at most.  (ZGEMM n = 128 had measured 0.122 against 0.126 ms and then ran 13%
@@ -84,6 +86,7 @@ typedef struct {
     long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
     long settled;                  /* the interval after the latest decision that kept the path
                                       (FIRST_RECHECK after the first decision) */
+    int settled_on;                /* that path */
     int far_in_a_row;              /* the latest decisions made on medians FAR apart */
     int since;                     /* timed calls on the chosen path since the decision */
 } adapt_class;
@@ -197,11 +200,15 @@ static void decide(adapt_class *e)
         e->interval = FIRST_RECHECK;
     } else {
         double cost = (TIMED + 1) * (hi / lo - 1);   /* calls' time lost by a measurement */
-        double next = fmax(2.0 * e->settled, ceil(RECHECK_SHARE * cost));
+        long last = e->settled_on == e->choice ? e->settled : FIRST_RECHECK;
+        double next = fmax(2.0 * last, ceil(RECHECK_SHARE * cost));
         e->interval = e->settled = next < LAST_RECHECK ? (long)next : LAST_RECHECK;
+        e->settled_on = e->choice;
     }
-    if (e->measurements == 1)
+    if (e->measurements == 1) {
         e->settled = FIRST_RECHECK;
+        e->settled_on = e->choice;
+    }
     e->until_recheck = e->interval;
     if (env.trace) {   /* the times decided on, oldest first in each ring */
         fprintf(stderr, "# adapt %s class %d: cpu", e->routine->name, e->size);

@@ -13,7 +13,8 @@
  *   medians 10% apart: measured again after 16 calls, then at doubling intervals;
  *   the chosen CPU BLAS slowing down: its own later calls send the class to the engine at once;
  *   a spell of the chosen CPU BLAS: the class goes to the engine and back once the spell is over,
- *   and the schedule of measurements goes on where it stood;
+ *   and the schedule of measurements goes on where it stood; a longer spell, after which the
+ *   engine is kept: the CPU measured again soon, not after the interval the CPU had earned;
  *   an engine that fell back, while measured or later: never again, whatever the margin;
  *   calls after a gap of other work: not timed, unless the class's calls always come after one. */
 #include "check.h"
@@ -83,6 +84,7 @@ static double steady_6(long i) { (void)i; return 6.0; }
 static double engine_burst(long i) { return i <= 4 ? 6.0 : 0.18; }
 static double cpu_slows(long i) { return i <= 30 ? 0.17 : 0.25; }
 static double cpu_spell(long i) { return i > 30 && i <= 60 ? 0.40 : 0.12; }
+static double cpu_long_spell(long i) { return i > 700 && i <= 900 ? 0.40 : 0.12; }
 /* calls in pairs after 1 ms of other work, as in bench_gemm's turns; the CPU BLAS's first call
  * of a pair pays for it */
 static double pairs_gap(long i) { return i % 2 ? 1.0 : 0.0; }
@@ -204,6 +206,24 @@ static void test_spell(void)
           "the spell's calls have left the CPU's median", "report: %s", o.report);
 }
 
+static void test_long_spell(void)
+{
+    scenario sc = {cpu_long_spell, steady_018, 0, NULL};
+    outcome o = run(&sc, 1300);
+    /* the CPU; the engine measured again after 16, 100, 200 calls (24-27, 127-130, 330-333), the
+     * next due after 400; calls 701-900 take 0.40: from call 707 the CPU's last 12 say so, the
+     * engine is measured (707-710) and chosen; the CPU 16 calls later (726-729), still 0.40: the
+     * engine kept, and the CPU again after max(2 * 16, 50 * 4 * (0.40 / 0.18 - 1)) = 245 calls
+     * (974-977), not after 2 * 400: back on the CPU; the engine 16 calls later (993-996), slower,
+     * then after 100 (1096-1099) and 200 (1299-) */
+    CHECK(all(&o, 24, 27, 'e') && all(&o, 127, 130, 'e') && all(&o, 330, 333, 'e') && all(&o, 334, 706, 'c') &&
+              all(&o, 707, 725, 'e') && all(&o, 726, 729, 'c') && all(&o, 730, 973, 'e') && all(&o, 974, 992, 'c') &&
+              all(&o, 993, 996, 'e') && all(&o, 997, 1095, 'c') && all(&o, 1096, 1099, 'e') && all(&o, 1100, 1298, 'c'),
+          "a long spell of the chosen CPU BLAS: the engine kept, the CPU measured again 245 calls later, "
+          "not after the 800 it had earned",
+          "paths from 700: %.320s", o.path + 700);
+}
+
 static void test_fell_back(void)
 {
     scenario sc = {steady_6, steady_018, 1, NULL};
@@ -255,6 +275,7 @@ int main(void)
     test_close();
     test_chosen_slows();
     test_spell();
+    test_long_spell();
     test_fell_back();
     test_gaps();
     return ck_end();
