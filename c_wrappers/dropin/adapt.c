@@ -51,8 +51,11 @@
  *   20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's (OpenBLAS's
  *   ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
  *   measurement caught in one sent the class to the engine for good, 1.33x slower; v6): after 16
- *   calls, then 64, 256, ... (4x each time) up to LAST_RECHECK.  A measurement of the other path
- *   whose first timed call takes FAR times the chosen path's median ends there: the burst goes on.
+ *   calls, then 64, 256, ... (4x each time) up to LAST_RECHECK.  Such a measurement ends at its
+ *   first timed call if that one still takes FAR times the chosen path's median: the burst goes
+ *   on.  (Not any measurement: one spike of OpenBLAS's ZGEMM n = 128, 1.1 ms against 0.1, ended
+ *   the re-measurement meant to correct a cold first decision, and the class ran its first ~100
+ *   calls on the engine at 1.4x: 1.13 of the better path, NOTES_gemm v10.)
  * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin;
  * CUFORT_DROPIN_GAP_US sets GAP_US (tests whose checks between calls take longer).
  * CUFORT_REPORT lists each class with both times; CUFORT_DROPIN_TRACE=1 prints each decision with
@@ -262,8 +265,8 @@ void dropin_adapt_record(dropin_call *c, int gpu)
         if (c->adapt_timed && e->measuring && e->runs[p] < TIMED) {
             e->runs[p]++;
             keep(e, p, t);
-            if (e->choice >= 0 && p != e->choice && t >= FAR * e->median[e->choice])
-                e->runs[p] = TIMED;   /* measuring the other path again, in a burst: enough */
+            if (e->far_in_a_row && p != e->choice && t >= FAR * e->median[e->choice])
+                e->runs[p] = TIMED;   /* the burst goes on: enough */
         }
         if (e->measuring && e->runs[0] >= TIMED && e->runs[1] >= TIMED)
             decide(e);

@@ -8,6 +8,7 @@
  *   a CPU burst during the first measurement, then the CPU faster: measured again, the CPU wins,
  *   and 16 calls after that change of path the engine once more; the same burst on the engine;
  *   a CPU truly FAR slower: measured again after 16, 64, 256, 1024 calls, each time one call only;
+ *   a CPU cold at first, then one spike in its re-measurement: the other two calls count;
  *   medians 2x apart: measured again after 16 calls (a class's first calls run cold), then after
  *   200, 400, 800 (each measurement costs ~2% of the calls between);
  *   medians 10% apart: measured again after 16 calls, then at doubling intervals;
@@ -85,6 +86,7 @@ static double engine_burst(long i) { return i <= 4 ? 6.0 : 0.18; }
 static double cpu_slows(long i) { return i <= 30 ? 0.17 : 0.25; }
 static double cpu_spell(long i) { return i > 30 && i <= 60 ? 0.40 : 0.12; }
 static double cpu_long_spell(long i) { return i > 700 && i <= 900 ? 0.40 : 0.12; }
+static double cpu_cold_spike(long i) { return i <= 8 ? 0.30 : i == 25 ? 1.5 : 0.12; }
 /* calls in pairs after 1 ms of other work, as in bench_gemm's turns; the CPU BLAS's first call
  * of a pair pays for it */
 static double pairs_gap(long i) { return i % 2 ? 1.0 : 0.0; }
@@ -143,6 +145,18 @@ static void test_truly_far(void)
           "%d CPU calls, the last at %d", o.cpu_calls, o.last_cpu);
     CHECK(strstr(o.report, "(medians of 12 and 1 timed calls in 5 measurements) -> engine") != NULL,
           "report: five measurements, the slower path's last one alone", "report: %s", o.report);
+}
+
+static void test_cold_spike(void)
+{
+    scenario sc = {cpu_cold_spike, steady_018, 0, NULL};
+    outcome o = run(&sc, 60);
+    /* 0.30 against 0.18: the engine, not FAR apart; the CPU again at 24-27, its first timed call
+     * (25) a spike of 1.5 ms: the measurement goes on (26, 27: 0.12), so the CPU from 28, and
+     * the engine 16 calls after that change (43-46) */
+    CHECK(all(&o, 9, 23, 'e') && all(&o, 24, 42, 'c') && all(&o, 43, 46, 'e') && all(&o, 47, 60, 'c'),
+          "one spike in the re-measurement of a cold first decision: the other calls decide",
+          "paths %.60s", o.path + 1);
 }
 
 static void test_apart(void)
@@ -271,6 +285,7 @@ int main(void)
     test_cpu_burst();
     test_engine_burst();
     test_truly_far();
+    test_cold_spike();
     test_apart();
     test_close();
     test_chosen_slows();
