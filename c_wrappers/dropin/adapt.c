@@ -40,7 +40,7 @@
  *   as then (a change of path and its reversal, noise between two close paths, do not start the
  *   doubling again: under load on the H100 host that cost DGEMM n = 256 2-3%), else after 32 (an
  *   interval earned by the other path once kept SGEMM n = 256 on the engine for 800 calls after
- *   a spell of the CPU BLAS's, 1.08x the better path; NOTES_gemm v10); and at least
+ *   a spell of the CPU BLAS's, 1.09x the better path; NOTES_gemm v10); and at least
  *   RECHECK_SHARE times the calls a measurement loses (TIMED + 1 calls at the slower path's
  *   time, over the chosen path's), up to LAST_RECHECK: medians 10% apart are measured again after
  *   32, 64, 128, ... calls, medians 2x apart after 200, 400, ...: the measurements cost the class
