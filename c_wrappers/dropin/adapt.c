@@ -86,7 +86,7 @@ typedef struct {
     int failed;                    /* the engine fell back during a measurement */
     int choice;                    /* the path of later calls; -1 before the first decision */
     int measuring, measurements;
-    long interval, until_recheck;  /* calls between measurements, left until the next; 0: none */
+    long until_recheck;            /* calls left until the next measurement; 0: none scheduled */
     long settled;                  /* the interval after the latest decision that kept the path
                                       (FIRST_RECHECK after the first decision) */
     int settled_on;                /* that path */
@@ -192,27 +192,28 @@ static void decide(adapt_class *e)
     double lo = fmin(e->median[0], e->median[1]), hi = fmax(e->median[0], e->median[1]);
     int far = hi >= FAR * lo;
     e->far_in_a_row = far ? e->far_in_a_row + 1 : 0;
+    long interval;   /* calls until the next measurement; 0: none */
     if (env.recheck > 0) {
-        e->interval = env.recheck;
+        interval = env.recheck;
     } else if (e->failed) {
-        e->interval = 0;
+        interval = 0;
     } else if (far) {   /* 16, 64, 256, ... */
         int shift = 2 * (e->far_in_a_row - 1);
-        e->interval = shift < 10 ? (long)FIRST_RECHECK << shift : LAST_RECHECK;
+        interval = shift < 10 ? (long)FIRST_RECHECK << shift : LAST_RECHECK;
     } else if (e->measurements == 1 || e->choice != before) {
-        e->interval = FIRST_RECHECK;
+        interval = FIRST_RECHECK;
     } else {
         double cost = (TIMED + 1) * (hi / lo - 1);   /* calls' time lost by a measurement */
         long last = e->settled_on == e->choice ? e->settled : FIRST_RECHECK;
         double next = fmax(2.0 * last, ceil(RECHECK_SHARE * cost));
-        e->interval = e->settled = next < LAST_RECHECK ? (long)next : LAST_RECHECK;
+        interval = e->settled = next < LAST_RECHECK ? (long)next : LAST_RECHECK;
         e->settled_on = e->choice;
     }
     if (e->measurements == 1) {
         e->settled = FIRST_RECHECK;
         e->settled_on = e->choice;
     }
-    e->until_recheck = e->interval;
+    e->until_recheck = interval;
     if (env.trace) {   /* the times decided on, oldest first in each ring */
         fprintf(stderr, "# adapt %s class %d: cpu", e->routine->name, e->size);
         for (int p = 0; p < 2; p++) {
@@ -220,9 +221,9 @@ static void decide(adapt_class *e)
                 fprintf(stderr, " %.3f", e->t[p][(e->kept[p] - kept(e, p) + i) % KEEP] * 1e3);
             if (!p)
                 fprintf(stderr, " | engine");
-            else if (e->interval)
+            else if (interval)
                 fprintf(stderr, " -> %s, measured again in %ld calls\n", e->choice ? "engine" : "cpu",
-                        e->interval);
+                        interval);
             else
                 fprintf(stderr, " -> %s, for good\n", e->choice ? "engine" : "cpu");
         }
@@ -249,7 +250,7 @@ void dropin_adapt_record(dropin_call *c, int gpu)
         if (fell_back && !e->measuring) {
             e->failed = 1;
             e->choice = 0;
-            e->interval = e->until_recheck = 0;
+            e->until_recheck = 0;
         } else if (c->adapt_timed && !e->measuring && p == e->choice) {
             keep(e, p, t);
             e->median[p] = median_of(e->t[p], kept(e, p));
