@@ -98,11 +98,7 @@ static void *ctype_scalar(problem *pr, int which)   /* alpha (0) or beta (1), in
 
 /* ---- timing ---- */
 enum { MAX_REPS = 512 };   /* the timing arrays' size */
-/* 240 rounds up to n = 512, 120 up to 1024: there single calls of the CPU BLAS and the drop-in
- * spread 0.6-1.7x their median (run 21), and with 60 rounds the drop-in's median over the CPU
- * BLAS's, the drop-in running the CPU BLAS itself, read 0.93-1.10 (run 26: a size at n <= 256
- * over 1.05 in 4 runs of 5, a different one each time); four times the calls halve that spread.
- * The calls are short: 240 rounds of DGEMM 512 take ~2 s. */
+/* repetitions of the paths timed alone (pinned engine, naive, cublasXt, device) */
 static int reps_for(int n)
 {
     const char *env = getenv("BENCH_REPS");   /* more repetitions where the machine is noisy */
@@ -377,15 +373,34 @@ static int order_of(int r, int i, int np)
     return (r + i) % np;
 }
 typedef struct { const char *mode; runner run; void *ctx; } timed_path;
+/* Rounds of interleaved(), whole cycles of order_of's six orders.  The drop-in is judged on 5%, and
+ * single runs on this shared host spread far more than that, on every path:
+ * - up to n = 1024, runs of the CPU BLAS and the drop-in spread 0.6-1.7x their median (run 21); on
+ *   a busy instance the drop-in's runs over the engine's, both on the engine, 0.5-3x (DGEMM 1024,
+ *   run 44).  With 60 rounds the drop-in's median over the CPU BLAS's, the drop-in running the CPU
+ *   BLAS itself, read 0.93-1.10 (run 26); with 120 the drop-in on the engine's own path read 1.053
+ *   of it (DGEMM 1024, run 44).  These calls are short: 960 rounds of the three paths at n = 512
+ *   take 3-5 s;
+ * - past n = 1024 only the engine and the drop-in, which runs the engine, take turns (the CPU BLAS
+ *   leaves after two rounds): DGEMM 8192's staged copies spread 10-20%; with 6 rounds a slow spell
+ *   read the drop-in 1.085 of the engine (run 39), with 18 single runs of 1.6-3x put DGEMM 4096
+ *   at 1.063 (run 40).
+ * A median's spread falls as 1/sqrt(rounds).  BENCH_REPS sets the rounds too (as repetitions). */
+enum { MAX_ROUNDS = 960 };
+static int rounds_for(int n)
+{
+    int want = getenv("BENCH_REPS") ? reps_for(n) : n <= 512 ? 960 : n <= 1024 ? 480 : n <= 2048 ? 60
+             : n <= 4096 ? 48 : n <= 8192 ? 24 : 12;
+    int cycles = (want + 5) / 6, most = MAX_ROUNDS / 6;
+    return 6 * (cycles < 2 ? 2 : cycles < most ? cycles : most);
+}
+
 static void interleaved(problem *pr, timed_path *p, int np)
 {
-    /* whole cycles of order_of's six orders, as many as fit (240, 120, 16 -> 18), at least two:
-     * DGEMM 8192's staged copies spread 10-20% on this host, and with six rounds a slow spell over
-     * four of them read the drop-in, on the engine's own path, 1.085 of the engine (run 39) */
-    int cycles = (reps_for(pr->n) + 5) / 6, most = MAX_REPS / RUN / 6;
-    int rounds = 6 * (cycles < 2 ? 2 : cycles < most ? cycles : most);
+    int rounds = rounds_for(pr->n);
     int got[8] = {0}, out[8] = {0}, drop = -1;
-    double t[8][MAX_REPS], run_ms[8][MAX_REPS / RUN], sorted[MAX_REPS], med[8], fastest[8];
+    static double t[8][MAX_ROUNDS * RUN], run_ms[8][MAX_ROUNDS], sorted[MAX_ROUNDS * RUN];
+    double med[8], fastest[8];
     for (int k = 0; k < np; k++) {
         if (!strcmp(p[k].mode, "dropin")) drop = k;
         for (int w = k == drop ? WARM_DROPIN : 1; w > 0; w--)
@@ -422,7 +437,7 @@ static void interleaved(problem *pr, timed_path *p, int np)
     for (int k = 0; k < np; k++)
         if (k != drop && (better < 0 || med[k] < med[better]))
             better = k;
-    double ratio[MAX_REPS / RUN];
+    static double ratio[MAX_ROUNDS];
     int nr = 0;
     printf("# %c %d drop-in / %s, per round:", pr->p, pr->n, p[better].mode);
     for (int r = 0; r < rounds; r++)
