@@ -4,9 +4,14 @@
  *   device   cufort_fft_exec on device memory        vs  cufftExecC2C on the same sizes
  *   thunked  cufort_fft_exec_host on host arrays     vs  floor = bytes in / pinned H2D bandwidth
  *                                                        + bytes out / pinned D2H bandwidth
- * Device times: CUDA events, 5 warm-ups, median of 30.  Host-array times: wall clock (the call is
- * synchronous), 3 warm-ups, median of 10.  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is
- * set, else fft_bench.csv. */
+ * Each comparison is timed in turns, rep by rep, so that a slow spell of this shared host falls on
+ * both sides alike: cuFFT and cufort on device memory (CUDA events, 5 warm-ups, 30 reps), and the
+ * thunked call beside the pinned copies that make its floor (20 reps; the thunked calls by wall
+ * clock, the call being synchronous).  Medians, and for the thunked calls also the median of each
+ * rep's thunked time over that rep's floor ("paired").  Timed one after the other, the floor's
+ * copies sometimes read 40-49 GB/s, and the device calls once read 1.096 of cuFFT
+ * (bench/NOTES_fft.md).  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is set, else
+ * fft_bench.csv. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -34,7 +39,7 @@
         }                                                                                         \
     } while (0)
 
-enum { WARM = 5, REPS = 30, HOST_WARM = 3, HOST_REPS = 10 };
+enum { WARM = 5, REPS = 30, HOST_WARM = 3, HOST_REPS = 20 };
 
 static int by_value(const void *a, const void *b)
 {
@@ -55,38 +60,42 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-/* median milliseconds of fn(arg) between two events on the default stream */
-static float time_device(void (*fn)(void *), void *arg)
+/* milliseconds of one fn(arg) between two events on the default stream */
+static float device_ms(void (*fn)(void *), void *arg, cudaEvent_t a, cudaEvent_t b)
 {
-    cudaEvent_t a, b;
-    float t[REPS];
-    CHECK_CUDA(cudaEventCreate(&a));
-    CHECK_CUDA(cudaEventCreate(&b));
-    for (int i = 0; i < WARM; i++)
-        fn(arg);
-    for (int i = 0; i < REPS; i++) {
-        CHECK_CUDA(cudaEventRecord(a, 0));
-        fn(arg);
-        CHECK_CUDA(cudaEventRecord(b, 0));
-        CHECK_CUDA(cudaEventSynchronize(b));
-        CHECK_CUDA(cudaEventElapsedTime(&t[i], a, b));
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return median(t, REPS);
+    float ms;
+    CHECK_CUDA(cudaEventRecord(a, 0));
+    fn(arg);
+    CHECK_CUDA(cudaEventRecord(b, 0));
+    CHECK_CUDA(cudaEventSynchronize(b));
+    CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+    return ms;
 }
 
-static float time_host(void (*fn)(void *), void *arg)
+/* fn[0..n) in turns, reps times after warm warm-ups; t[k][r]: rep r of fn[k], ms.  wall[k]: time
+ * fn[k] by the wall clock (a synchronous call), else between events */
+enum { MAX_FNS = 4 };
+static void in_turns(void (*const *fn)(void *), const int *wall, int n, void *arg, int warm, int reps,
+                     float t[][REPS])
 {
-    float t[HOST_REPS];
-    for (int i = 0; i < HOST_WARM; i++)
-        fn(arg);
-    for (int i = 0; i < HOST_REPS; i++) {
-        double t0 = now_ms();
-        fn(arg);
-        t[i] = (float)(now_ms() - t0);
-    }
-    return median(t, HOST_REPS);
+    cudaEvent_t a, b;
+    CHECK_CUDA(cudaEventCreate(&a));
+    CHECK_CUDA(cudaEventCreate(&b));
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < warm; i++)
+            fn[k](arg);
+    for (int r = 0; r < reps; r++)
+        for (int k = 0; k < n; k++) {
+            if (!wall[k]) {
+                t[k][r] = device_ms(fn[k], arg, a, b);
+                continue;
+            }
+            double t0 = now_ms();
+            fn[k](arg);
+            t[k][r] = (float)(now_ms() - t0);
+        }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
 }
 
 typedef struct {
@@ -139,10 +148,10 @@ int main(void)
     snprintf(path, sizeof path, "%s/fft_bench.csv", out_dir ? out_dir : ".");
     FILE *csv = fopen(path, "w");
     fprintf(csv, "case,points,batch,direct_ms,device_ms,device_over_direct,h2d_GBps,d2h_GBps,"
-                 "floor_ms,thunked_ms,thunked_over_floor,thunked_pinned_ms,pinned_over_floor\n");
+                 "floor_ms,thunked_ms,thunked_over_floor,paired_over_floor,thunked_pinned_ms,pinned_over_floor\n");
     printf("device: %s\n", props.name);
-    printf("%-22s %9s %9s %7s | %8s %8s %9s %7s %10s %7s\n", "case", "cuFFT ms", "cufort ms",
-           "ratio", "H2D GB/s", "D2H GB/s", "floor ms", "thunk", "x floor", "pinned");
+    printf("%-22s %9s %9s %7s | %8s %8s %9s %7s %10s %7s %7s\n", "case", "cuFFT ms", "cufort ms",
+           "ratio", "H2D GB/s", "D2H GB/s", "floor ms", "thunk", "x floor", "paired", "pinned");
     static const struct { const char *name; long long n, batch; } cases[] = {
         {"c2c 2^24 x 1", 1 << 24, 1}, {"c2c 4096 x 4096", 4096, 4096}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -166,19 +175,27 @@ int main(void)
         memcpy(b.p_in, b.h_in, b.bytes);
         CHECK_CUDA(cudaMemcpy(b.d_in, b.h_in, b.bytes, cudaMemcpyHostToDevice));
 
-        float direct = time_device(run_direct, &b);
-        float device = time_device(run_cufort, &b);
-        float h2d = time_device(run_h2d, &b), d2h = time_device(run_d2h, &b);
+        float t[MAX_FNS][REPS], ratio[HOST_REPS];
+        static void (*const device_fns[])(void *) = {run_direct, run_cufort};
+        static const int by_events[] = {0, 0};
+        in_turns(device_fns, by_events, 2, &b, WARM, REPS, t);
+        float direct = median(t[0], REPS), device = median(t[1], REPS);
         /* the floor: bytes in at the pinned H2D rate plus bytes out at the D2H rate */
+        static void (*const host_fns[])(void *) = {run_h2d, run_d2h, run_thunked, run_thunked_pinned};
+        static const int by_wall[] = {0, 0, 1, 1};
+        in_turns(host_fns, by_wall, 4, &b, HOST_WARM, HOST_REPS, t);
+        for (int r = 0; r < HOST_REPS; r++)
+            ratio[r] = t[2][r] / (t[0][r] + t[1][r]);
+        float h2d = median(t[0], HOST_REPS), d2h = median(t[1], HOST_REPS);
+        float thunked = median(t[2], HOST_REPS), pinned = median(t[3], HOST_REPS);
+        float paired = median(ratio, HOST_REPS);
         double gb = b.bytes / 1e9, floor_ms = h2d + d2h;
-        float thunked = time_host(run_thunked, &b);
-        float pinned = time_host(run_thunked_pinned, &b);
-        printf("%-22s %9.3f %9.3f %7.3f | %8.1f %8.1f %9.3f %7.2f %10.2f %7.2f\n", cases[c].name,
+        printf("%-22s %9.3f %9.3f %7.3f | %8.1f %8.1f %9.3f %7.2f %10.2f %7.2f %7.2f\n", cases[c].name,
                direct, device, device / direct, gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked,
-               thunked / floor_ms, pinned);
-        fprintf(csv, "%s,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.4f,%.4f,%.3f,%.4f,%.3f\n",
+               thunked / floor_ms, paired, pinned);
+        fprintf(csv, "%s,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f\n",
                 cases[c].name, cases[c].n, cases[c].batch, direct, device, device / direct,
-                gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked, thunked / floor_ms, pinned,
+                gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked, thunked / floor_ms, paired, pinned,
                 pinned / floor_ms);
         cufftDestroy(b.direct);
         cufort_fft_destroy(b.plan);
