@@ -393,13 +393,19 @@ $(STAGE_BENCH_BIN): bench/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAG
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/thunk $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
+# hmm_probe: can the GPU read and write pageable arrays itself (HMM), and how fast (bench/NOTES_fft.md)
+HMM_PROBE_BIN := $(BUILD)/bench/hmm_probe
+$(HMM_PROBE_BIN): bench/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -o $@ $< -lcufft -Xlinker -rpath,$(CUDA_LIBDIR)
 # cpu_noise: bursts of busy threads beside a benchmark, as a shared host's other guests make them
 NOISE_BIN := $(BUILD)/bench/cpu_noise
 $(NOISE_BIN): bench/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
-bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN)
+bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
+             $(HMM_PROBE_BIN)
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)
