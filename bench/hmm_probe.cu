@@ -132,6 +132,30 @@ static int check(const float *dev_or_host, float v, const char *what)
     return bad != 0;
 }
 
+/* a kernel pulling `in` into d and pushing d into `out` (first call, then medians), each also with
+ * the CPU rewriting the array between calls; how long the CPU then takes to read the array; the
+ * driver's own copy of `in` for comparison */
+static void pull_push(const char *label, float *in, float *out, float *d, float v)
+{
+    char name[48];
+    fill(in, BYTES, v);
+    snprintf(name, sizeof name, "%s pull", label);
+    timed(name, op_kernel, d, in, NULL, 0);
+    check(d, v, name);
+    printf("%s cpu read of the input after pulls: %.3f ms\n", label, cpu_read_ms(in));
+    snprintf(name, sizeof name, "%s pull rw", label);
+    timed(name, op_kernel, d, in, in, 1);
+    check(d, REPS - 1, name);
+    snprintf(name, sizeof name, "%s push", label);
+    timed(name, op_kernel, out, d, NULL, 0);
+    printf("%s cpu read of the output after pushes: %.3f ms\n", label, cpu_read_ms(out));
+    check(out, REPS - 1, name);
+    snprintf(name, sizeof name, "%s push rw", label);
+    timed(name, op_kernel, out, d, out, 1);
+    snprintf(name, sizeof name, "%s driver memcpy h2d", label);
+    timed(name, op_memcpy, d, in, NULL, 0);
+}
+
 static double advise(void *p, size_t bytes, cudaError_t *err)
 {
     struct cudaMemLocation host = {cudaMemLocationTypeHost, 0}, gpu = {cudaMemLocationTypeDevice, dev};
@@ -342,32 +366,15 @@ int main(int argc, char **argv)
         printf("no pageable memory access (no HMM): the kernel cases cannot run\n");
         return 0;
     }
-    fill(src, BYTES, 3);
-    timed("plain pull", op_kernel, d, src, NULL, 0);
-    check(d, 3, "plain pull");
-    printf("plain cpu read of src after pulls: %.3f ms\n", cpu_read_ms(src));
-    timed("plain pull rw", op_kernel, d, src, src, 1);
-    check(d, REPS - 1, "plain pull rw");
-    timed("plain push", op_kernel, out, d, NULL, 0);
-    printf("plain cpu read of out after pushes: %.3f ms\n", cpu_read_ms(out));
-    check(out, REPS - 1, "plain push");
-
+    pull_push("plain", src, out, d, 3);
     float *a2 = (float *)malloc(BYTES), *o2 = (float *)malloc(BYTES);
-    fill(a2, BYTES, 4);
+    fill(a2, BYTES, 4);   /* populated before the advice, as a program's arrays are */
     memset(o2, 0, BYTES);
     cudaError_t adv;
     double ams = advise(a2, BYTES, &adv);
     printf("advise 128 MiB: %.3f ms (%s)\n", ams, cudaGetErrorString(adv));
     advise(o2, BYTES, &adv);
-    timed("advised pull", op_kernel, d, a2, NULL, 0);
-    check(d, 4, "advised pull");
-    printf("advised cpu read of src after pulls: %.3f ms\n", cpu_read_ms(a2));
-    timed("advised pull rw", op_kernel, d, a2, a2, 1);
-    check(d, REPS - 1, "advised pull rw");
-    timed("advised push", op_kernel, o2, d, NULL, 0);
-    printf("advised cpu read of out after pushes: %.3f ms\n", cpu_read_ms(o2));
-    timed("advised push rw", op_kernel, o2, d, o2, 1);
-    timed("advised driver memcpy h2d", op_memcpy, d, a2, NULL, 0);
+    pull_push("advised", a2, o2, d, 4);
 
     int saved = blocks;
     for (int m = 1; m <= 32; m *= 2) {
