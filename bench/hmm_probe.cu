@@ -21,7 +21,8 @@
  *             the floor (pinned H2D + D2H), pinned copies + cuFFT, pull + cuFFT + push on advised
  *             pageable arrays (the CPU rewriting the input between reps); the batch also in 8
  *             parts with pull, transform and push overlapped on two streams
- *   fresh     pull + cuFFT + push on a newly malloc'd pair of arrays each call (the first-touch cost)
+ *   fresh     pull + cuFFT + push on a newly malloc'd pair of arrays each call (the first-touch
+ *             cost), without advice and with the advice given in the call
  *   safety    free + malloc at the same address: the kernel must read the new contents
  * Usage: hmm_probe [MiB [blocks [threads]]] */
 #include <cuda_runtime.h>
@@ -82,6 +83,7 @@ static void kcopy(void *dst, const void *src, size_t bytes, cudaStream_t s, int 
 typedef void (*op_fn)(void *dst, void *src);
 static void op_kernel(void *dst, void *src) { kcopy(dst, src, BYTES, st, blocks); }
 static void op_memcpy(void *dst, void *src) { CK(cudaMemcpyAsync(dst, src, BYTES, cudaMemcpyDefault, st)); }
+static cudaError_t batch_err;   /* the first refusal of a batched copy (then its case is skipped) */
 /* cudaMemcpyBatchAsync (CUDA 12.8+) in `pieces` copies, the source's access order declared: "any"
  * lets the driver "optimize the copy on certain platforms" for malloc'd sources */
 static void batch(void *dst, void *src, int pieces, cudaMemcpySrcAccessOrder order)
@@ -93,7 +95,10 @@ static void batch(void *dst, void *src, int pieces, cudaMemcpySrcAccessOrder ord
         d[i] = (char *)dst + i * each, s[i] = (char *)src + i * each, n[i] = each;
     struct cudaMemcpyAttributes a = {};
     a.srcAccessOrder = order;
-    CK(cudaMemcpyBatchAsync(d, s, n, pieces, &a, &idx, 1, st));
+    cudaError_t e = cudaMemcpyBatchAsync(d, s, n, pieces, &a, &idx, 1, st);
+    if (e && !batch_err)
+        batch_err = e;
+    cudaGetLastError();
 }
 static void op_batch_any(void *dst, void *src) { batch(dst, src, 1, cudaMemcpySrcAccessOrderAny); }
 static void op_batch_any16(void *dst, void *src) { batch(dst, src, 16, cudaMemcpySrcAccessOrderAny); }
@@ -126,6 +131,21 @@ static void timed(const char *name, op_fn op, void *dst, void *src, float *host,
     printf("%-24s first %8.3f ms  median %7.3f ms (%5.1f GB/s)  min %7.3f max %7.3f\n", name, first,
            ms[REPS / 2], BYTES / ms[REPS / 2] / 1e6, ms[0], ms[REPS - 1]);
     fflush(stdout);
+}
+
+/* a batched copy timed only if the driver takes it: 1 if it did */
+static int timed_batch(const char *name, op_fn op, void *dst, void *src)
+{
+    batch_err = cudaSuccess;
+    op(dst, src);
+    cudaStreamSynchronize(st);
+    cudaGetLastError();
+    if (batch_err) {
+        printf("%-24s refused: %s\n", name, cudaGetErrorString(batch_err));
+        return 0;
+    }
+    timed(name, op, dst, src, NULL, 0);
+    return 1;
 }
 
 static double cpu_read_ms(const float *a)
@@ -380,11 +400,17 @@ int main(int argc, char **argv)
     memset(out, 0, BYTES);
     timed("driver memcpy h2d", op_memcpy, d, src, NULL, 0);
     timed("driver memcpy d2h", op_memcpy, out, d, NULL, 0);
-    timed("batch h2d, any", op_batch_any, d, src, NULL, 0);
-    timed("batch h2d, any, 16", op_batch_any16, d, src, NULL, 0);
-    timed("batch h2d, during call", op_batch_during, d, src, NULL, 0);
-    timed("batch d2h, 16", op_batch_stream16, out, d, NULL, 0);
-    check(out, 2, "batch d2h");
+    const struct { const char *name; op_fn op; } h2d[] = {{"batch h2d, any", op_batch_any},
+        {"batch h2d, any, 16", op_batch_any16}, {"batch h2d, during call", op_batch_during}};
+    for (int i = 0; i < 3; i++) {
+        CK(cudaMemset(d, 0, BYTES));
+        if (timed_batch(h2d[i].name, h2d[i].op, d, src))
+            check(d, 2, h2d[i].name);
+    }
+    CK(cudaMemcpy(d, src, BYTES, cudaMemcpyDefault));
+    memset(out, 0, BYTES);
+    if (timed_batch("batch d2h, 16", op_batch_stream16, out, d))
+        check(out, 2, "batch d2h, 16");
     if (!pageable) {
         printf("no pageable memory access (no HMM): the kernel cases cannot run\n");
         return 0;
