@@ -230,8 +230,14 @@ static int cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
     static const enum cudaMemcpyKind kinds[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
                                                 cudaMemcpyDeviceToDevice};
     cudaStream_t s = (cudaStream_t)(async ? stream : cufort_thread_stream());
-    st = cufort_cuda_error(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kinds[kind], s),
-                           "cudaMemcpy2DAsync");
+    /* contiguous data as one 1-D copy: 2-D copies refuse pitches over cudaDevAttrMaxPitch (2 GiB) */
+    if (height == 1 || (dpitch == width && spitch == width))
+        st = cufort_cuda_error(cudaMemcpyAsync(dst, src, width * height, kinds[kind], s),
+                               "cudaMemcpyAsync");
+    else
+        st = cufort_cuda_error(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
+                                                 kinds[kind], s),
+                               "cudaMemcpy2DAsync");
     if (!st && !async)
         st = cufort_cuda_error(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     return st;

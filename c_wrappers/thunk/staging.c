@@ -174,8 +174,34 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
 /* bytes [at, at + bytes) of the image between the caller's array and a packed slot: packed with
  * ordinary stores, unpacked with streaming ones (or through the transfer's combine).  Pieces start
  * at multiples of 1 KiB and columns at multiples of the element size, so no element is split. */
+/* W bytes per column, whole columns: a loop with a copy of constant size, which the compiler turns
+ * into one load and store each, where a call per column cost more than the bytes */
+#define NARROW(W)                                                                                 \
+    for (size_t i = 0; i < count; i++)                                                            \
+        if (up)                                                                                   \
+            memcpy(slot + i * (W), host + i * hpitch, (W));                                       \
+        else                                                                                      \
+            memcpy(host + i * hpitch, slot + i * (W), (W))
+
+/* columns of at most 16 bytes, such as a strided vector's elements */
+static void pack_narrow(const transfer *x, char *slot, size_t at, size_t bytes, int up)
+{
+    size_t count = bytes / x->width, hpitch = x->hpitch;
+    char *host = x->host + at / x->width * hpitch;
+    switch (x->width) {
+    case 4: NARROW(4); break;
+    case 8: NARROW(8); break;
+    case 16: NARROW(16); break;
+    default: NARROW(x->width); break;
+    }
+}
+
 static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_copy_kind kind)
 {
+    if (!x->combine && x->width <= 16 && at % x->width == 0 && bytes % x->width == 0) {
+        pack_narrow(x, slot, at, bytes, kind == CUFORT_H2D);
+        return;
+    }
     for (size_t done = 0; done < bytes;) {
         size_t col = (at + done) / x->width, off = (at + done) % x->width;
         size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
@@ -354,9 +380,22 @@ static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t 
     return settle(&c.f);
 }
 
+/* Columns that touch on the host are one long column: a vector with increment 1 arrives as n
+ * columns of one element, which would otherwise be packed, or copied by a 2-D DMA, an element at a
+ * time.  The device image is the same either way. */
+static void merge_columns(size_t *hpitch, size_t *width, size_t *cols)
+{
+    if (*cols > 1 && *hpitch == *width) {
+        *width *= *cols;
+        *hpitch = *width;
+        *cols = 1;
+    }
+}
+
 int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
                               size_t width, size_t cols)
 {
+    merge_columns(&hpitch, &width, &cols);
     if (direct(host, hpitch, width, cols))
         return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
     return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL);
@@ -373,6 +412,7 @@ int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, co
                                   size_t width, size_t cols, cufort_unpack_fn combine,
                                   const void *ctx)
 {
+    merge_columns(&hpitch, &width, &cols);
     if (!combine && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
     return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, ctx);
