@@ -171,9 +171,6 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
     return 1;
 }
 
-/* bytes [at, at + bytes) of the image between the caller's array and a packed slot: packed with
- * ordinary stores, unpacked with streaming ones (or through the transfer's combine).  Pieces start
- * at multiples of 1 KiB and columns at multiples of the element size, so no element is split. */
 /* W bytes per column, whole columns: a loop with a copy of constant size, which the compiler turns
  * into one load and store each, where a call per column cost more than the bytes */
 #define NARROW(W)                                                                                 \
@@ -195,7 +192,11 @@ static void pack_narrow(const transfer *x, char *slot, size_t at, size_t bytes, 
     default: NARROW(x->width); break;
     }
 }
+#undef NARROW
 
+/* bytes [at, at + bytes) of the image between the caller's array and a packed slot: packed with
+ * ordinary stores, unpacked with streaming ones (or through the transfer's combine).  Pieces start
+ * at multiples of 1 KiB and columns at multiples of the element size, so no element is split. */
 static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_copy_kind kind)
 {
     if (!x->combine && x->width <= 16 && at % x->width == 0 && bytes % x->width == 0) {
