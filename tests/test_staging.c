@@ -127,52 +127,56 @@ static void strided(void)
 
 /* vectors with an increment reach the staging as columns of one element (4, 8 or 16 bytes), packed
  * and unpacked an element at a time; the elements in between must keep their values.  A negative
- * increment walks the same elements from the other end. */
+ * increment walks the same elements from the other end.  n elements, step apart. */
+enum { VEC_N = 300001 };
+static int64_t span_of(int64_t step) { return (VEC_N - 1) * step + 1; }
+
+static void vector_checks(int64_t inc, int64_t wrong, int64_t gaps)
+{
+    CHECK(wrong == 0, ckf("strided vector, increment %lld: elements right", (long long)inc),
+          "%lld wrong", (long long)wrong);
+    CHECK(gaps == 0, ckf("strided vector, increment %lld: the elements between untouched",
+                         (long long)inc), "%lld changed", (long long)gaps);
+}
+
 static void strided_vectors(void)
 {
-    static const int64_t incs[] = {3, -2, 7};
-    int64_t n = 300001;
-    for (int k = 0; k < 3; k++) {
-        int64_t inc = incs[k], step = inc < 0 ? -inc : inc, span = (n - 1) * step + 1;
-        int64_t wrong = 0, gaps = 0;
-        if (k == 0) {
-            float *x = malloc((size_t)span * sizeof *x);
-            for (int64_t i = 0; i < span; i++)
-                x[i] = value(i);
-            CHECK_OK(cufort_sscal_host(n, 2.0f, x, inc), "sscal_host, increment 3");
-            for (int64_t i = 0; i < span; i++)
-                i % step ? (gaps += x[i] != value(i)) : (wrong += x[i] != 2.0f * value(i));
-            free(x);
-        } else if (k == 1) {
-            /* (scal ignores increments <= 0, as BLAS does: a copy into the strided vector) */
-            double *x = malloc((size_t)span * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-            for (int64_t i = 0; i < span; i++)
-                x[i] = value(i);
-            for (int64_t j = 0; j < n; j++)
-                y[j] = -value(j);
-            CHECK_OK(cufort_dcopy_host(n, y, 1, x, inc), "dcopy_host into increment -2");
-            for (int64_t i = 0; i < span; i++)   /* y[j] lands at (n - 1 - j) * step */
-                i % step ? (gaps += x[i] != value(i))
-                         : (wrong += x[i] != -value(n - 1 - i / step));
-            free(x);
-            free(y);
-        } else {
-            cufort_cdouble *x = malloc((size_t)span * sizeof *x);
-            for (int64_t i = 0; i < span; i++)
-                x[i] = value(i) - value(i + 1) * I;
-            CHECK_OK(cufort_zscal_host(n, 2.0, x, inc), "zscal_host, increment 7");
-            for (int64_t i = 0; i < span; i++) {
-                double f = i % step ? 1.0 : 2.0;
-                int bad = creal(x[i]) != f * value(i) || cimag(x[i]) != -f * value(i + 1);
-                i % step ? (gaps += bad) : (wrong += bad);
-            }
-            free(x);
-        }
-        CHECK(wrong == 0, ckf("strided vector, increment %lld: elements right", (long long)inc),
-              "%lld wrong", (long long)wrong);
-        CHECK(gaps == 0, ckf("strided vector, increment %lld: the elements between untouched",
-                             (long long)inc), "%lld changed", (long long)gaps);
+    int64_t n = VEC_N, wrong = 0, gaps = 0, span = span_of(3);
+    float *x = malloc((size_t)span * sizeof *x);
+    for (int64_t i = 0; i < span; i++)
+        x[i] = value(i);
+    CHECK_OK(cufort_sscal_host(n, 2.0f, x, 3), "sscal_host, increment 3");
+    for (int64_t i = 0; i < span; i++)
+        i % 3 ? (gaps += x[i] != value(i)) : (wrong += x[i] != 2.0f * value(i));
+    free(x);
+    vector_checks(3, wrong, gaps);
+
+    /* (scal ignores increments <= 0, as BLAS does: a copy into the strided vector) */
+    wrong = gaps = 0, span = span_of(2);
+    double *d = malloc((size_t)span * sizeof *d), *y = malloc((size_t)n * sizeof *y);
+    for (int64_t i = 0; i < span; i++)
+        d[i] = value(i);
+    for (int64_t j = 0; j < n; j++)
+        y[j] = -value(j);
+    CHECK_OK(cufort_dcopy_host(n, y, 1, d, -2), "dcopy_host into increment -2");
+    for (int64_t i = 0; i < span; i++)   /* y[j] lands at (n - 1 - j) * 2 */
+        i % 2 ? (gaps += d[i] != value(i)) : (wrong += d[i] != -value(n - 1 - i / 2));
+    free(d);
+    free(y);
+    vector_checks(-2, wrong, gaps);
+
+    wrong = gaps = 0, span = span_of(7);
+    cufort_cdouble *z = malloc((size_t)span * sizeof *z);
+    for (int64_t i = 0; i < span; i++)
+        z[i] = value(i) - value(i + 1) * I;
+    CHECK_OK(cufort_zscal_host(n, 2.0, z, 7), "zscal_host, increment 7");
+    for (int64_t i = 0; i < span; i++) {
+        double f = i % 7 ? 1.0 : 2.0;
+        int bad = creal(z[i]) != f * value(i) || cimag(z[i]) != -f * value(i + 1);
+        i % 7 ? (gaps += bad) : (wrong += bad);
     }
+    free(z);
+    vector_checks(7, wrong, gaps);
 }
 
 /* called from inside the caller's own OpenMP region: the staging team is then one thread */
