@@ -365,6 +365,7 @@ demo: libs examples
 #   bench_kernels  cufort's reductions and transposes against CUB, cuBLAS and a D2D copy (issue 5)
 #   fft_bench      cufort's FFT against cuFFT called directly; thunked FFTs against the PCIe floor
 #   bench_gemm     GEMM on host arrays through the engine and every alternative (bench/gemm_run.sh)
+#   vec_bench      level-1 BLAS on host arrays against fortran.c-style thunking and the PCIe floor
 BENCH_BIN := $(BUILD)/bench/bench_kernels
 FFT_BENCH_BIN := $(BUILD)/bench/fft_bench
 $(BENCH_BIN): bench/bench_kernels.cu $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -387,6 +388,13 @@ $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort
 	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
+# vec_bench: level-1 BLAS on host arrays against fortran.c-style thunking and the pinned floor
+VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
+$(VEC_BENCH_BIN): bench/vec_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< \
+	    -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -Wl,-rpath,'$$ORIGIN/../lib' \
+	    -Wl,-rpath,$(CUDA_LIBDIR)
 # stage_bench: pageable arrays to and from the GPU, every staging scheme tried (bench/NOTES_staging.md)
 STAGE_BENCH_BIN := $(BUILD)/bench/stage_bench
 $(STAGE_BENCH_BIN): bench/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -405,10 +413,11 @@ $(NOISE_BIN): bench/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(HMM_PROBE_BIN)
+             $(HMM_PROBE_BIN) $(VEC_BENCH_BIN)
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)
+	$(VEC_BENCH_BIN)
 	bash bench/gemm_run.sh $(BUILD)
 
 # ---- drop-in BLAS library (issue 6) --------------------------------------------------------------------
