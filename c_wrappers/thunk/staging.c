@@ -268,12 +268,14 @@ static int direct(const void *host, size_t hpitch, size_t width, size_t cols)
     return width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width);
 }
 
+/* An upload is not waited for: from pageable memory the driver has copied the array out before
+ * cudaMemcpyAsync returns, and a pinned one is read before anything later on s (staging.h). */
 static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *src, size_t spitch,
                        size_t width, size_t cols, cufort_copy_kind kind)
 {
     const cufort_backend_ops *ops = cufort_ops();
     int rc = ops->copy2d(dst, dpitch, src, spitch, width, cols, kind, s, 1);
-    return rc ? rc : ops->stream_synchronize(s);
+    return rc || kind == CUFORT_H2D ? rc : ops->stream_synchronize(s);
 }
 
 static int workers_for(size_t bytes)

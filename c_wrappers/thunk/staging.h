@@ -1,7 +1,9 @@
 /* staging.h — moving a caller's host array to or from device memory as fast as PCIe allows.
  * The host side is `cols` columns of `width` bytes, `hpitch` bytes apart; the device side is
- * packed (width bytes per column).  The calls run on this thread's stream (or s) and return when
- * the host array may be reused (to device) or holds the data (to host). */
+ * packed (width bytes per column).  The calls run on this thread's stream (or s).  To host: they
+ * return when the host array holds the data.  To device: they return once the copy is queued; a
+ * pageable array may be reused then, a pinned one (cufort's or the caller's own) only once s is
+ * past the copy: a small upload is not waited for, as a wait costs as much as the copy. */
 #ifndef CUFORT_STAGING_H
 #define CUFORT_STAGING_H
 

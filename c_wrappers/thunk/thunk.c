@@ -173,10 +173,17 @@ void *cufort_thunk_ptr(const cufort_thunk *t, int i)
 int64_t cufort_thunk_ld(const cufort_thunk *t, int i) { return t->a[i].dev_ld; }
 int64_t cufort_thunk_inc(const cufort_thunk *t, int i) { return t->a[i].dev_inc; }
 
+/* A download returns with the stream done up to it; without one (a failed call, a call with only
+ * inputs) the stream is waited for here, as an upload from pinned memory may still be reading. */
 int cufort_thunk_finish(cufort_thunk *t, int status)
 {
+    int drained = 0;
     for (int i = 0; i < t->count && status == CUFORT_SUCCESS; i++)
         if (t->a[i].bytes && (t->a[i].io & CUFORT_OUT))
-            status = copy(&t->a[i], t->dev + t->a[i].offset, CUFORT_D2H);
+            drained = (status = copy(&t->a[i], t->dev + t->a[i].offset, CUFORT_D2H)) == CUFORT_SUCCESS;
+    if (t->dev && !drained) {
+        int sync = cufort_ops()->stream_synchronize(cufort_thread_stream());
+        status = status ? status : sync;
+    }
     return status;
 }
