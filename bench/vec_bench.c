@@ -1,15 +1,16 @@
 /* vec_bench.c — level-1 BLAS on host arrays (thunking): cufort against what NVIDIA's fortran.c
  * thunking does (cublasSetVector from the caller's pageable array, the cuBLAS call, cublasGetVector
- * back) and against the floor (the vector's bytes at the pinned DMA rate, each way).  Cases, single
- * precision, 64 MiB spans of pageable memory:
- *   sscal   n = 16M, incx 1          x in and out
- *   sscal   n = 8M,  incx 2          every other element in and out, the gaps untouched
- *   saxpy   n = 16M, incx = incy = 1 x in, y in and out
+ * back) and against the floor (the vector's bytes as pinned DMAs, each way).  Cases, single
+ * precision, pageable memory, at 4 KiB, 256 KiB, 4 MiB and 64 MiB:
+ *   sscal   incx 1         x in and out
+ *   sscal   incx 2         every other element of the span in and out, the gaps untouched
+ *   saxpy   incx = incy = 1 x in, y in and out
  * All calls take turns rep by rep (a slow spell of this shared host falls on every case alike), by
- * the wall clock (each call is synchronous), 3 warm-ups and 11 reps, medians.  The library is
+ * the wall clock (each call is synchronous), 3 warm-ups and 11 reps, medians; a rep of a small case
+ * is a run of calls (16 Mi elements' worth, at most 1000) divided by their number.  The library is
  * whatever libcufort.so the loader finds, so one binary times two builds (LD_LIBRARY_PATH).  Each
- * case's last cufort call is checked against the CPU, gaps included.  Table on stdout; CSV to
- * $OUT/vec_bench.csv when OUT is set. */
+ * case's cufort call is checked on fresh data against the CPU, gaps included.  Table on stdout
+ * (ms per call); CSV to $OUT/vec_bench.csv when OUT is set. */
 #define _POSIX_C_SOURCE 200809L
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -31,17 +32,30 @@
 enum { WARM = 3, REPS = 11, SPAN = 16 << 20 /* floats */ };
 
 typedef struct {
-    const char *name;
+    char name[32];
     int64_t n, inc;
-    int axpy;
+    int axpy, calls;   /* calls per rep */
 } vcase;
 
-static const vcase cases[] = {
-    {"sscal n=16M inc 1", SPAN, 1, 0},
-    {"sscal n=8M inc 2", SPAN / 2, 2, 0},
-    {"saxpy n=16M inc 1", SPAN, 1, 1},
-};
-enum { NCASES = sizeof cases / sizeof cases[0], WAYS = 3 /* cufort, fortran.c, floor */ };
+static const int64_t spans[] = {1 << 10, 1 << 16, 1 << 20, SPAN};
+enum { NSPANS = sizeof spans / sizeof spans[0], NKINDS = 3, NCASES = NSPANS * NKINDS };
+enum { WAYS = 3 /* cufort, fortran.c, floor */ };
+static vcase cases[NCASES];
+
+static void make_cases(void)
+{
+    static const char *kinds[NKINDS] = {"sscal inc 1", "sscal inc 2", "saxpy inc 1"};
+    for (int s = 0; s < NSPANS; s++)
+        for (int k = 0; k < NKINDS; k++) {
+            vcase *c = &cases[s * NKINDS + k];
+            int64_t calls = SPAN / spans[s];
+            c->inc = k == 1 ? 2 : 1;
+            c->n = spans[s] / c->inc;
+            c->axpy = k == 2;
+            c->calls = (int)(calls > 1000 ? 1000 : calls);
+            snprintf(c->name, sizeof c->name, "%s %lld KiB", kinds[k], (long long)spans[s] * 4 / 1024);
+        }
+}
 
 static float *x, *y, *dx, *dy, *pinned;
 static cublasHandle_t handle;
@@ -59,8 +73,12 @@ static int by_value(const void *a, const void *b)
     return (p > q) - (p < q);
 }
 
-/* alpha alternates 2 and 1/2, so repeated calls keep the values exact and bounded */
-static float alpha_of(int call) { return call % 2 ? 0.5f : 2.0f; }
+/* alpha alternates 2 and 1/2 call by call, so repeated calls keep the values exact and bounded */
+static float next_alpha(void)
+{
+    static unsigned calls;
+    return calls++ % 2 ? 0.5f : 2.0f;
+}
 
 static void run_cufort(const vcase *c, float alpha)
 {
@@ -126,6 +144,7 @@ static int check(const vcase *c)
 int main(void)
 {
     CHECK(cufort_init() == CUFORT_SUCCESS, "cufort_init");
+    make_cases();
     x = malloc(SPAN * sizeof(float));
     y = malloc(SPAN * sizeof(float));
     CHECK(x && y, "malloc");
@@ -140,15 +159,17 @@ int main(void)
     for (int r = -WARM; r < REPS; r++)
         for (int k = 0; k < NCASES; k++)
             for (int w = 0; w < WAYS; w++) {
+                const vcase *c = &cases[k];
                 double t0 = now_ms();
-                if (w == 0)
-                    run_cufort(&cases[k], alpha_of(r));
-                else if (w == 1)
-                    run_fortran_c(&cases[k], alpha_of(r));
-                else
-                    run_floor(&cases[k]);
+                for (int i = 0; i < c->calls; i++)
+                    if (w == 0)
+                        run_cufort(c, next_alpha());
+                    else if (w == 1)
+                        run_fortran_c(c, next_alpha());
+                    else
+                        run_floor(c);
                 if (r >= 0)
-                    t[k][w][r] = now_ms() - t0;
+                    t[k][w][r] = (now_ms() - t0) / c->calls;
             }
 
     const char *dir = getenv("OUT");
@@ -157,7 +178,7 @@ int main(void)
     FILE *csv = fopen(path, "w");
     if (csv)
         fprintf(csv, "case,cufort_ms,fortran_c_ms,floor_ms,cufort_x_floor,fortran_c_x_floor,wrong\n");
-    printf("%-20s %10s %12s %9s %8s %11s  %s\n", "case", "cufort ms", "fortran.c ms", "floor ms",
+    printf("%-24s %10s %12s %9s %8s %11s  %s\n", "case", "cufort ms", "fortran.c ms", "floor ms",
            "x floor", "fortran.c x", "check");
     int failed = 0;
     for (int k = 0; k < NCASES; k++) {
@@ -168,10 +189,10 @@ int main(void)
         }
         int wrong = check(&cases[k]);
         failed |= wrong != 0;
-        printf("%-20s %10.2f %12.2f %9.2f %8.2f %11.2f  %s (%d wrong)\n", cases[k].name, m[0], m[1],
+        printf("%-24s %10.4f %12.4f %9.4f %8.2f %11.2f  %s (%d wrong)\n", cases[k].name, m[0], m[1],
                m[2], m[0] / m[2], m[1] / m[2], wrong ? "FAIL" : "ok", wrong);
         if (csv)
-            fprintf(csv, "%s,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", cases[k].name, m[0], m[1], m[2],
+            fprintf(csv, "%s,%.5f,%.5f,%.5f,%.3f,%.3f,%d\n", cases[k].name, m[0], m[1], m[2],
                     m[0] / m[2], m[1] / m[2], wrong);
     }
     if (csv)
