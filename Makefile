@@ -380,21 +380,16 @@ $(FFT_BENCH_BIN): bench/fft_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_S
 # bench_gemm (issue 6): the thunk engine's GEMM against naive thunking, cublasXt, NVBLAS, the CPU
 # BLAS, the drop-in library and device-pointer cuBLAS; ooc_gemm: one SGEMM larger than the GPU.
 # bench/gemm_run.sh runs both with NVBLAS set up; bench/plot_gemm.py turns the CSV into the table
-# and the PNG.  No BLAS is linked: NVBLAS's sgemm_ must win under LD_PRELOAD.
+# and the PNG.  No BLAS is linked: NVBLAS's sgemm_ must win under LD_PRELOAD.  vec_bench: level-1
+# BLAS on host arrays against fortran.c-style thunking and the pinned floor; built the same way.
 GEMM_BENCH_BIN := $(BUILD)/bench/bench_gemm
 OOC_BENCH_BIN := $(BUILD)/bench/ooc_gemm
-$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
+$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
-# vec_bench: level-1 BLAS on host arrays against fortran.c-style thunking and the pinned floor
-VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
-$(VEC_BENCH_BIN): bench/vec_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< \
-	    -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -Wl,-rpath,'$$ORIGIN/../lib' \
-	    -Wl,-rpath,$(CUDA_LIBDIR)
 # stage_bench: pageable arrays to and from the GPU, every staging scheme tried (bench/NOTES_staging.md)
 STAGE_BENCH_BIN := $(BUILD)/bench/stage_bench
 $(STAGE_BENCH_BIN): bench/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
