@@ -91,17 +91,20 @@ static int staging_threads(void)
 }
 
 /* A transfer is the packed device image of cols columns of width bytes (hpitch apart on the host),
- * moved in groups of GROUP bytes, one DMA each, and handed to the workers in pieces, in order, to
- * whichever asks next (a slow worker delays no other).  A piece is a quarter of its group, at
- * least MIN_PIECE and at most PIECE: 1 MiB goes four ways, 100 KiB one.  A download's last groups
- * ramp down, 4, 2, 1 and 1 MiB, so that the unpacking left after the last DMA is short.  (An
- * upload's first groups ramped up the same way measured slower: 128 MiB in 2.99-3.24 ms against
- * 2.82-3.06 without, three runs in turns, stage_bench; the DMA engine is behind from the start.) */
+ * moved in groups, one DMA each, and handed to the workers in pieces, in order, to whichever asks
+ * next (a slow worker delays no other).  A piece is an eighth of its group, at least MIN_PIECE and
+ * at most PIECE: 2 MiB goes eight ways, 100 KiB one.  An upload's groups are a quarter of it, from
+ * RAMP to GROUP bytes, so that an array of a few MiB is not packed whole before its one DMA starts.
+ * A download's last groups ramp down, 4, 2, 1 and 1 MiB, so that the unpacking left after the last
+ * DMA is short.  (A large upload's first groups ramped up the same way measured slower: 128 MiB in
+ * 2.99-3.24 ms against 2.82-3.06 without, three runs in turns, stage_bench; the DMA engine is
+ * behind from the start.) */
 typedef struct {
     char *host;
     size_t width, hpitch, total;
     cufort_copy_kind kind;
     long groups;
+    size_t group;                /* an upload's group size */
     size_t next;                 /* the first byte not yet handed out (atomic) */
     cufort_unpack_fn combine;    /* how a piece lands in the caller's array (NULL: copied) */
     const void *ctx;
@@ -127,7 +130,7 @@ static void group_bounds(const transfer *x, long g, size_t *start, size_t *bytes
 {
     size_t lo, hi;
     if (x->kind == CUFORT_H2D)
-        lo = (size_t)g * GROUP, hi = lo + GROUP;
+        lo = (size_t)g * x->group, hi = lo + x->group;
     else
         ramp_bounds(x->groups - 1 - g, &lo, &hi);
     hi = hi < x->total ? hi : x->total;
@@ -138,7 +141,7 @@ static void group_bounds(const transfer *x, long g, size_t *start, size_t *bytes
 /* the group holding byte at, and its bounds */
 static long group_of(const transfer *x, size_t at, size_t *start, size_t *bytes)
 {
-    long g = x->kind == CUFORT_H2D ? (long)(at / GROUP)
+    long g = x->kind == CUFORT_H2D ? (long)(at / x->group)
                                    : x->groups - 1 - ramp_group(x->total - 1 - at);
     group_bounds(x, g, start, bytes);
     return g;
@@ -147,10 +150,11 @@ static long group_of(const transfer *x, size_t at, size_t *start, size_t *bytes)
 static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols,
                             cufort_copy_kind kind)
 {
-    size_t total = width * cols;
-    long groups = kind == CUFORT_H2D ? (long)((total + GROUP - 1) / GROUP)
+    size_t total = width * cols, group = (total / 4 + RAMP - 1) / RAMP * RAMP;
+    group = group < RAMP ? RAMP : group > GROUP ? GROUP : group;
+    long groups = kind == CUFORT_H2D ? (long)((total + group - 1) / group)
                                      : ramp_group(total - 1) + 1;
-    return (transfer){(char *)host, width, hpitch, total, kind, groups, 0, NULL, NULL};
+    return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL};
 }
 
 /* the next piece [*at, *at + *bytes); 0 when all is handed out */
@@ -162,7 +166,7 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
             return 0;
         size_t start, group;
         group_of(x, a, &start, &group);
-        size_t p = (group / 4 + 4095) / 4096 * 4096;
+        size_t p = (group / 8 + 4095) / 4096 * 4096;
         p = p < MIN_PIECE ? MIN_PIECE : p > PIECE ? PIECE : p;
         b = start + group - a < p ? start + group - a : p;
     } while (!__atomic_compare_exchange_n(&x->next, &a, a + b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
