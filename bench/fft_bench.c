@@ -10,11 +10,13 @@
  * clock, the call being synchronous).  Medians, and for the thunked calls also the median of each
  * rep's thunked time over that rep's floor ("paired").  Timed one after the other, the floor's
  * copies sometimes read 40-49 GB/s, and the device calls once read 1.096 of cuFFT
- * (bench/NOTES_fft.md).  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is set, else
- * fft_bench.csv. */
+ * (bench/NOTES_fft.md).  The thunked calls' last results are checked against the device call's;
+ * a difference fails the run (exit 1).  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is
+ * set, else fft_bench.csv. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,8 +140,23 @@ static void run_d2h(void *a)
     CHECK_CUDA(cudaMemcpy(b->p_out, b->d_out, b->bytes, cudaMemcpyDeviceToHost));
 }
 
+/* largest |a - ref| over the largest |ref|: the thunked results against the device call's */
+static double rel_diff(const float *a, const float *ref, size_t n)
+{
+    double d = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - ref[i]), r = fabs((double)ref[i]);
+        if (isnan(e))
+            return INFINITY;   /* fails the check */
+        d = e > d ? e : d;
+        m = r > m ? r : m;
+    }
+    return m > 0 ? d / m : 1;
+}
+
 int main(void)
 {
+    int bad = 0;
     CHECK_CUFORT(cufort_init_backend(CUFORT_BACKEND_CUDA));
     cufort_device_properties props;
     CHECK_CUFORT(cufort_get_device_properties(0, &props));
@@ -186,6 +203,16 @@ int main(void)
         in_turns(host_fns, by_wall, 4, &b, HOST_WARM, HOST_REPS, t);
         for (int r = 0; r < HOST_REPS; r++)
             ratio[r] = t[2][r] / (t[0][r] + t[1][r]);
+        /* the last thunked calls' results against the device call's (d_out: cufort's transform of
+         * the same input; the floor's copies leave it as it was) */
+        float *ref = malloc(b.bytes);
+        CHECK_CUDA(cudaMemcpy(ref, b.d_out, b.bytes, cudaMemcpyDeviceToHost));
+        double e_pageable = rel_diff(b.h_out, ref, b.bytes / 4);
+        double e_pinned = rel_diff(b.p_out, ref, b.bytes / 4);
+        free(ref);
+        printf("check %s: thunked pageable %.1e, pinned %.1e (relative to the device result)\n",
+               cases[c].name, e_pageable, e_pinned);
+        bad |= !(e_pageable < 1e-5) || !(e_pinned < 1e-5);
         float h2d = median(t[0], HOST_REPS), d2h = median(t[1], HOST_REPS);
         float thunked = median(t[2], HOST_REPS), pinned = median(t[3], HOST_REPS);
         float paired = median(ratio, HOST_REPS);
@@ -209,5 +236,7 @@ int main(void)
     fclose(csv);
     printf("csv: %s\n", path);
     cufort_shutdown();
-    return 0;
+    if (bad)
+        printf("FAILED: a thunked result differs from the device result\n");
+    return bad;
 }
