@@ -33,13 +33,15 @@ static int64_t scaled_wrong(float *x, int64_t n)
 
 static void packed(void)
 {
-    /* 64 KiB + 4 bytes (just past the threshold: one piece), 1 MiB + 4 bytes (four pieces and 4
+    /* 64 KiB + 4 bytes (just past the threshold: a 64 KiB piece and a 4-byte one), 300 KiB + 12
+     * bytes (four pieces of 76, 76, 76 and 72 KiB + 12 bytes), 1 MiB + 4 bytes (four pieces and 4
      * bytes: the last group up and the first down are 4 bytes), 8 MiB exactly (four 2 MiB groups
      * up, the download's ramp of four down), 8 MiB + 1 float (3 MiB groups up, the last 2 MiB + 4
      * bytes), 21 MiB + odd (6 MiB groups), 14 MiB + 1 float, 40 MiB (5 groups of 8 MiB up, 8 down:
      * two slots used twice), 60 MiB + 3 floats (8 groups up, the last 4 MiB + 12 bytes; 11 down) */
-    static const int64_t sizes[] = {(1 << 14) + 1, (1 << 18) + 1, 2 << 20, (2 << 20) + 1,
-                                    (21 << 18) + 77, (7 << 19) + 1, 10 << 20, (15 << 20) + 3};
+    static const int64_t sizes[] = {(1 << 14) + 1,   (75 << 10) + 3, (1 << 18) + 1,
+                                    2 << 20,         (2 << 20) + 1,  (21 << 18) + 77,
+                                    (7 << 19) + 1,   10 << 20,       (15 << 20) + 3};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         float *x = malloc((size_t)sizes[k] * sizeof *x);
         int64_t bad = scaled_wrong(x, sizes[k]);

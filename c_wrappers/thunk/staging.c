@@ -27,10 +27,10 @@
 #include "thunk.h"
 
 /* GROUP: a slot, the most one DMA moves; PIECE: the most one worker packs or unpacks at a time;
- * MIN_PIECE: the least worth a worker of its own, so that a 1 MiB array is cut four ways but a
- * 100 KiB one is not cut at all. */
+ * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
+ * smaller one (min_piece()). */
 enum { SLOTS = 6, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
-       MIN_PIECE = 256 << 10, PIPELINE_MIN = 64 << 10 };
+       MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10 };
 
 typedef struct {
     cufort_thread_state link;
@@ -92,9 +92,10 @@ static int staging_threads(void)
 
 /* A transfer is the packed device image of cols columns of width bytes (hpitch apart on the host),
  * moved in groups, one DMA each, and handed to the workers in pieces, in order, to whichever asks
- * next (a slow worker delays no other).  A piece is an eighth of its group, at least MIN_PIECE and
- * at most PIECE: 2 MiB goes eight ways, 100 KiB one.  An upload's groups are a quarter of it, from
- * RAMP to GROUP bytes, so that an array of a few MiB is not packed whole before its one DMA starts.
+ * next (a slow worker delays no other).  A piece is an eighth of its group, at least min_piece()
+ * and at most PIECE: 2 MiB goes eight ways, 256 KiB four, 128 KiB two.  An upload's groups are a
+ * quarter of it, from RAMP to GROUP bytes, so that an array of a few MiB is not packed whole
+ * before its one DMA starts.
  * A download's last groups ramp down, 4, 2, 1 and 1 MiB, so that the unpacking left after the last
  * DMA is short.  (A large upload's first groups ramped up the same way measured slower: 128 MiB in
  * 2.99-3.24 ms against 2.82-3.06 without, three runs in turns, stage_bench; the DMA engine is
@@ -157,6 +158,18 @@ static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols
     return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL};
 }
 
+/* The least piece of an array of total bytes: MIN_PIECE, so that 1 MiB goes four ways; a smaller
+ * array goes up to four ways too, in pieces of at least SMALL_PIECE.  (256 KiB in one piece cost
+ * a thunked sscal 0.111-0.119 ms, in four 0.083-0.095; 4 MiB in 128 KiB pieces was no faster than
+ * in 256 KiB ones: bench/NOTES_staging.md v9.) */
+static size_t min_piece(size_t total)
+{
+    if (total >= 4 * (size_t)MIN_PIECE)
+        return MIN_PIECE;
+    size_t quarter = (total / 4 + 4095) / 4096 * 4096;
+    return quarter > SMALL_PIECE ? quarter : SMALL_PIECE;
+}
+
 /* the next piece [*at, *at + *bytes); 0 when all is handed out */
 static int claim(transfer *x, size_t *at, size_t *bytes)
 {
@@ -167,7 +180,7 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
         size_t start, group;
         group_of(x, a, &start, &group);
         size_t p = (group / 8 + 4095) / 4096 * 4096;
-        p = p < MIN_PIECE ? MIN_PIECE : p > PIECE ? PIECE : p;
+        p = p < min_piece(x->total) ? min_piece(x->total) : p > PIECE ? PIECE : p;
         b = start + group - a < p ? start + group - a : p;
     } while (!__atomic_compare_exchange_n(&x->next, &a, a + b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     *at = a;
@@ -285,7 +298,7 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
 static int workers_for(size_t bytes)
 {
     int threads = staging_threads();
-    size_t useful = (bytes + MIN_PIECE - 1) / MIN_PIECE;
+    size_t useful = (bytes + min_piece(bytes) - 1) / min_piece(bytes);
     return useful < (size_t)threads ? (int)useful : threads;
 }
 
