@@ -148,10 +148,12 @@ static long group_of(const transfer *x, size_t at, size_t *start, size_t *bytes)
     return g;
 }
 
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
 static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols,
                             cufort_copy_kind kind)
 {
-    size_t total = width * cols, group = (total / 4 + RAMP - 1) / RAMP * RAMP;
+    size_t total = width * cols, group = round_up(total / 4, RAMP);
     group = group < RAMP ? RAMP : group > GROUP ? GROUP : group;
     long groups = kind == CUFORT_H2D ? (long)((total + group - 1) / group)
                                      : ramp_group(total - 1) + 1;
@@ -166,7 +168,7 @@ static size_t min_piece(size_t total)
 {
     if (total >= 4 * (size_t)MIN_PIECE)
         return MIN_PIECE;
-    size_t quarter = (total / 4 + 4095) / 4096 * 4096;
+    size_t quarter = round_up(total / 4, 4096);
     return quarter > SMALL_PIECE ? quarter : SMALL_PIECE;
 }
 
@@ -179,8 +181,8 @@ static int claim(transfer *x, size_t *at, size_t *bytes)
             return 0;
         size_t start, group;
         group_of(x, a, &start, &group);
-        size_t p = (group / 8 + 4095) / 4096 * 4096;
-        p = p < min_piece(x->total) ? min_piece(x->total) : p > PIECE ? PIECE : p;
+        size_t least = min_piece(x->total), p = round_up(group / 8, 4096);
+        p = p < least ? least : p > PIECE ? PIECE : p;
         b = start + group - a < p ? start + group - a : p;
     } while (!__atomic_compare_exchange_n(&x->next, &a, a + b, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     *at = a;
@@ -298,7 +300,7 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
 static int workers_for(size_t bytes)
 {
     int threads = staging_threads();
-    size_t useful = (bytes + min_piece(bytes) - 1) / min_piece(bytes);
+    size_t least = min_piece(bytes), useful = (bytes + least - 1) / least;
     return useful < (size_t)threads ? (int)useful : threads;
 }
 
