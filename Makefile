@@ -385,7 +385,8 @@ $(FFT_BENCH_BIN): bench/fft_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_S
 GEMM_BENCH_BIN := $(BUILD)/bench/bench_gemm
 OOC_BENCH_BIN := $(BUILD)/bench/ooc_gemm
 VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
-$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+TRACE_CALLS_BIN := $(BUILD)/bench/trace_calls
+$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
@@ -408,7 +409,12 @@ $(NOISE_BIN): bench/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(HMM_PROBE_BIN) $(VEC_BENCH_BIN)
+             $(HMM_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
+# trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h) and trace_calls
+# against it, in $(BUILD)/trace; bench/trace_report.py reads the timeline
+.PHONY: trace-build
+trace-build:
+	$(MAKE) BUILD=$(BUILD)/trace CFLAGS="$(CFLAGS) -DCUFORT_STAGE_TRACE" $(BUILD)/trace/bench/trace_calls
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)

@@ -11,9 +11,15 @@
  * slower side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at
  * 44-49 GB/s up and 51 down where a ring per thread with one 2 MiB DMA per piece moved 29-45 and
  * 40-42 (the two taking turns in one run; nine runs up, two down).  Packing uses ordinary stores
- * (non-temporal ones measured 36-40 against 44-49 GB/s); unpacking uses non-temporal stores (the
- * caller's array is not read for ownership first: 50 against 42 GB/s).  Arrays under 64 KiB take
- * the plain path, where the set-up would cost more than it saves. */
+ * (non-temporal ones measured 36-40 against 44-49 GB/s), except in the last TAIL groups of an
+ * upload under 32 MiB.  The DMA engine reads those right after they are packed, while their lines
+ * sit in the packing cores' caches, and reads them there at ~18 GB/s (a thunked 4 MiB sscal's
+ * four 1 MiB DMAs took 232 us, all four streamed 111 us: bench/trace_calls, bench/NOTES_staging.md
+ * v10); streamed, thunked 4 and 16 MiB calls took 2-23% less.  Larger uploads keep ordinary stores:
+ * their streamed tail measured no better, as the packing's pace then matters too.
+ * Unpacking uses non-temporal stores (the caller's array is not read for ownership first: 50
+ * against 42 GB/s).  Arrays under 64 KiB take the plain path, where the set-up would cost more
+ * than it saves. */
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -22,15 +28,16 @@
 
 #include "copy_streaming.h"
 #include "pool.h"
+#include "stage_trace.h"
 #include "staging.h"
 #include "thread_state.h"
 #include "thunk.h"
 
 /* GROUP: a slot, the most one DMA moves; PIECE: the most one worker packs or unpacks at a time;
  * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
- * smaller one (min_piece()). */
+ * smaller one (min_piece()); TAIL: a small upload's last groups, packed with streaming stores. */
 enum { SLOTS = 6, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
-       MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10 };
+       MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10, TAIL = 2 };
 
 typedef struct {
     cufort_thread_state link;
@@ -109,6 +116,7 @@ typedef struct {
     size_t next;                 /* the first byte not yet handed out (atomic) */
     cufort_unpack_fn combine;    /* how a piece lands in the caller's array (NULL: copied) */
     const void *ctx;
+    size_t streamed_from;        /* an upload's bytes from here on are packed with streaming stores */
 } transfer;
 
 _Static_assert(GROUP == 8 * RAMP, "the ramp's groups (1, 1, 2, 4 x RAMP) add up to one GROUP");
@@ -157,7 +165,10 @@ static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols
     group = group < RAMP ? RAMP : group > GROUP ? GROUP : group;
     long groups = kind == CUFORT_H2D ? (long)((total + group - 1) / group)
                                      : ramp_group(total - 1) + 1;
-    return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL};
+    int tail = kind == CUFORT_H2D && groups > TAIL && group < GROUP;
+    size_t streamed_from = tail ? (size_t)(groups - TAIL) * group : total;
+    return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL,
+                      streamed_from};
 }
 
 /* The least piece of an array of total bytes: MIN_PIECE, so that 1 MiB goes four ways; a smaller
@@ -226,7 +237,9 @@ static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_
         size_t col = (at + done) / x->width, off = (at + done) % x->width;
         size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
         char *host = x->host + col * x->hpitch + off;
-        if (kind == CUFORT_H2D)
+        if (kind == CUFORT_H2D && at >= x->streamed_from)
+            cufort_copy_streaming(slot + done, host, n);
+        else if (kind == CUFORT_H2D)
             memcpy(slot + done, host, n);
         else if (x->combine)
             x->combine(host, slot + done, n, x->ctx);
@@ -267,6 +280,7 @@ static int free_slot(stage *st, int i)
     if (!__atomic_load_n(&st->pending[i], __ATOMIC_ACQUIRE))
         return CUFORT_SUCCESS;
     int rc = cufort_event_synchronize(st->done[i]);
+    TRACE_HOST('X', i, 0);
     if (!rc)
         __atomic_store_n(&st->pending[i], 0, __ATOMIC_RELEASE);
     return rc;
@@ -276,6 +290,7 @@ static int queue_dma(stage *st, int i, cufort_stream s, void *dst, const void *s
                      cufort_copy_kind kind)
 {
     int rc = cufort_ops()->copy2d(dst, bytes, src, bytes, bytes, 1, kind, s, 1);
+    TRACE_GPU(s, 'G', i, bytes);
     if (!rc && !(rc = cufort_event_record(st->done[i], s)))
         __atomic_store_n(&st->pending[i], 1, __ATOMIC_RELEASE);
     return rc;
@@ -293,7 +308,9 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
                        size_t width, size_t cols, cufort_copy_kind kind)
 {
     const cufort_backend_ops *ops = cufort_ops();
+    TRACE_HOST('D', width * cols, kind);
     int rc = ops->copy2d(dst, dpitch, src, spitch, width, cols, kind, s, 1);
+    TRACE_GPU(s, 'd', width * cols, kind);
     return rc || kind == CUFORT_H2D ? rc : ops->stream_synchronize(s);
 }
 
@@ -354,9 +371,11 @@ static int queue_group(copy_job *c, long g)
     group_bounds(&c->x, g, &start, &group);
     char *slot = c->st->slot[i], *dev = c->dev + start;
     int rc = free_slot(c->st, i);
+    TRACE_HOST('q', g, group);
     if (!rc &&
         !(rc = queue_dma(c->st, i, c->s, up ? dev : slot, up ? slot : dev, group, c->x.kind)))
         __atomic_store_n(&c->issued[i], g, __ATOMIC_RELEASE);
+    TRACE_HOST('Q', g, group);
     return rc;
 }
 
@@ -373,9 +392,12 @@ static void copy_share(void *job, int w)
         long g = group_of(&c->x, at, &start, &group), next = up ? g : g + SLOTS;
         int i = (int)(g % SLOTS);
         /* an upload waits for the slot's previous group to leave, a download for its own to land */
+        TRACE_HOST('C', at, bytes);
         if (!wait_issued(c, i, up ? g - SLOTS : g) || failed(&c->f, free_slot(c->st, i)))
             break;
+        TRACE_HOST('W', at, g);
         pack(&c->x, c->st->slot[i] + (at - start), at, bytes, c->x.kind);
+        TRACE_HOST('P', at, g);
         if (group_done(c, i, bytes, group) && next < c->x.groups &&
             failed(&c->f, queue_group(c, next)))
             break;
@@ -398,7 +420,9 @@ static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t 
         rc = queue_group(&c, g);
     if (rc)
         return rc;
+    TRACE_HOST('S', c.x.total, kind);
     cufort_pool_run(workers_for(c.x.total), copy_share, &c);
+    TRACE_HOST('E', c.x.total, kind);
     return settle(&c.f);
 }
 

@@ -3,6 +3,7 @@
  * grows (so repeated calls allocate nothing); arrays travel through staging.c (pinned staging,
  * parallel host copies overlapped with the DMA).  GEMM does not come through here: gemm_engine.c
  * tiles it so that copies overlap compute, in the same scratch. */
+#include "stage_trace.h"
 #include "staging.h"
 #include "thread_state.h"
 #include "thunk.h"
@@ -92,6 +93,7 @@ int cufort_thunk_begin(cufort_thunk *t, const char *routine)
     t->count = 0;
     t->status = CUFORT_SUCCESS;
     t->dev = NULL;
+    TRACE_HOST('T', 0, 0);
     return cufort_ensure_init(routine);
 }
 
@@ -178,6 +180,8 @@ int64_t cufort_thunk_inc(const cufort_thunk *t, int i) { return t->a[i].dev_inc;
 int cufort_thunk_finish(cufort_thunk *t, int status)
 {
     int drained = 0;
+    TRACE_HOST('F', 0, 0);
+    TRACE_GPU(cufort_thread_stream(), 'K', 0, 0);
     for (int i = 0; i < t->count && status == CUFORT_SUCCESS; i++)
         if (t->a[i].bytes && (t->a[i].io & CUFORT_OUT))
             drained = (status = copy(&t->a[i], t->dev + t->a[i].offset, CUFORT_D2H)) == CUFORT_SUCCESS;
@@ -185,5 +189,6 @@ int cufort_thunk_finish(cufort_thunk *t, int status)
         int sync = cufort_ops()->stream_synchronize(cufort_thread_stream());
         status = status ? status : sync;
     }
+    TRACE_HOST('Z', 0, 0);
     return status;
 }
