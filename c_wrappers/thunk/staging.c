@@ -391,8 +391,8 @@ static void copy_share(void *job, int w)
     while (!stopped(&c->f) && claim(&c->x, &at, &bytes)) {
         long g = group_of(&c->x, at, &start, &group), next = up ? g : g + SLOTS;
         int i = (int)(g % SLOTS);
-        /* an upload waits for the slot's previous group to leave, a download for its own to land */
         TRACE_HOST('C', at, bytes);
+        /* an upload waits for the slot's previous group to leave, a download for its own to land */
         if (!wait_issued(c, i, up ? g - SLOTS : g) || failed(&c->f, free_slot(c->st, i)))
             break;
         TRACE_HOST('W', at, g);
