@@ -164,6 +164,10 @@ int main(void)
     char path[1024];
     snprintf(path, sizeof path, "%s/fft_bench.csv", out_dir ? out_dir : ".");
     FILE *csv = fopen(path, "w");
+    if (!csv) {
+        perror(path);
+        return 2;
+    }
     fprintf(csv, "case,points,batch,direct_ms,device_ms,device_over_direct,h2d_GBps,d2h_GBps,"
                  "floor_ms,thunked_ms,thunked_over_floor,paired_over_floor,thunked_pinned_ms,pinned_over_floor\n");
     printf("device: %s\n", props.name);
