@@ -60,6 +60,9 @@ for i, m in enumerate(marks):
         r[tag + ' workers'].append(len({x[1] for x in cs}))
         r[tag + ' pieces'].append(len(cs))
         r[tag + ' end'].append(e[0] - t0)
+    tails = [x for x in h if x[2] == 'A']
+    if tails:
+        r['tail streamed, each'].append(tails[0][4])
     d = [x for x in h if x[2] == 'D']
     if d:
         r['direct copies'].append(len(d))

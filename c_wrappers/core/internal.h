@@ -111,6 +111,7 @@ typedef struct cufort_backend_ops {
     int (*event_destroy)(cufort_event e);
     int (*event_record)(cufort_event e, cufort_stream s);
     int (*event_synchronize)(cufort_event e);
+    int (*event_pending)(cufort_event e);   /* 1 while e's work runs (a fault: at the next wait) */
     int (*stream_wait)(cufort_stream s, cufort_event e);   /* s runs on once e has happened */
     int (*event_elapsed_ms)(float *ms, cufort_event start, cufort_event stop);
 } cufort_backend_ops;

@@ -334,6 +334,15 @@ static int cuda_event_synchronize(cufort_event e)
     return cufort_cuda_error(cudaEventSynchronize((cudaEvent_t)e), "cudaEventSynchronize");
 }
 
+/* cudaErrorNotReady is cleared at once: no later check of this thread's last error may see it */
+static int cuda_event_pending(cufort_event e)
+{
+    if (cudaEventQuery((cudaEvent_t)e) != cudaErrorNotReady)
+        return 0;
+    cudaGetLastError();
+    return 1;
+}
+
 static int cuda_stream_wait(cufort_stream s, cufort_event e)
 {
     return cufort_cuda_error(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0),
@@ -373,6 +382,7 @@ const cufort_backend_ops cufort_cuda_ops = {
     .event_destroy = cuda_event_destroy,
     .event_record = cuda_event_record,
     .event_synchronize = cuda_event_synchronize,
+    .event_pending = cuda_event_pending,
     .stream_wait = cuda_stream_wait,
     .event_elapsed_ms = cuda_event_elapsed_ms,
 };

@@ -114,6 +114,7 @@ static int host_event_record(cufort_event e, cufort_stream s)
 }
 
 static int host_event_synchronize(cufort_event e) { (void)e; return CUFORT_SUCCESS; }
+static int host_event_pending(cufort_event e) { (void)e; return 0; }
 static int host_stream_wait(cufort_stream s, cufort_event e) { (void)s, (void)e; return CUFORT_SUCCESS; }
 
 static int host_event_elapsed_ms(float *ms, cufort_event start, cufort_event stop)
@@ -147,6 +148,7 @@ const cufort_backend_ops cufort_host_ops = {
     .event_destroy = host_event_destroy,
     .event_record = host_event_record,
     .event_synchronize = host_event_synchronize,
+    .event_pending = host_event_pending,
     .stream_wait = host_stream_wait,
     .event_elapsed_ms = host_event_elapsed_ms,
 };

@@ -15,8 +15,9 @@
  * upload under 32 MiB.  The DMA engine reads those right after they are packed, while their lines
  * sit in the packing cores' caches, and reads them there at ~18 GB/s (a thunked 4 MiB sscal's
  * four 1 MiB DMAs took 232 us, all four streamed 111 us: bench/trace_calls, bench/NOTES_staging.md
- * v10); streamed, thunked 4 and 16 MiB calls took 2-23% less.  Larger uploads keep ordinary stores:
- * their streamed tail measured no better, as the packing's pace then matters too.
+ * v10); streamed, thunked 4 and 16 MiB calls took 2-23% less.  A larger upload streams its tail
+ * only when the DMA engine is behind the packing (choose_tail): where the packing is the slower
+ * side, the slower streaming stores would delay the tail more than the engine's cache reads do.
  * Unpacking uses non-temporal stores (the caller's array is not read for ownership first: 50
  * against 42 GB/s).  Arrays under 64 KiB take the plain path, where the set-up would cost more
  * than it saves. */
@@ -35,7 +36,8 @@
 
 /* GROUP: a slot, the most one DMA moves; PIECE: the most one worker packs or unpacks at a time;
  * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
- * smaller one (min_piece()); TAIL: a small upload's last groups, packed with streaming stores. */
+ * smaller one (min_piece()); TAIL: an upload's last groups, which may be packed with streaming
+ * stores. */
 enum { SLOTS = 6, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
        MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10, TAIL = 2 };
 
@@ -117,6 +119,8 @@ typedef struct {
     cufort_unpack_fn combine;    /* how a piece lands in the caller's array (NULL: copied) */
     const void *ctx;
     size_t streamed_from;        /* an upload's bytes from here on are packed with streaming stores */
+    size_t tail_from;            /* a large upload's last TAIL groups: streamed as well if the DMA
+                                    engine is behind when their first piece is claimed */
 } transfer;
 
 _Static_assert(GROUP == 8 * RAMP, "the ramp's groups (1, 1, 2, 4 x RAMP) add up to one GROUP");
@@ -165,10 +169,11 @@ static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols
     group = group < RAMP ? RAMP : group > GROUP ? GROUP : group;
     long groups = kind == CUFORT_H2D ? (long)((total + group - 1) / group)
                                      : ramp_group(total - 1) + 1;
-    int tail = kind == CUFORT_H2D && groups > TAIL && group < GROUP;
-    size_t streamed_from = tail ? (size_t)(groups - TAIL) * group : total;
+    /* an upload's last TAIL groups: a small upload's always streamed, a large one's maybe */
+    size_t tail = kind == CUFORT_H2D && groups > TAIL ? (size_t)(groups - TAIL) * group : total;
+    int small = group < GROUP;
     return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL,
-                      streamed_from};
+                      small ? tail : total, small ? total : tail};
 }
 
 /* The least piece of an array of total bytes: MIN_PIECE, so that 1 MiB goes four ways; a smaller
@@ -237,7 +242,7 @@ static void pack(const transfer *x, char *slot, size_t at, size_t bytes, cufort_
         size_t col = (at + done) / x->width, off = (at + done) % x->width;
         size_t n = x->width - off < bytes - done ? x->width - off : bytes - done;
         char *host = x->host + col * x->hpitch + off;
-        if (kind == CUFORT_H2D && at >= x->streamed_from)
+        if (kind == CUFORT_H2D && at >= __atomic_load_n(&x->streamed_from, __ATOMIC_RELAXED))
             cufort_copy_streaming(slot + done, host, n);
         else if (kind == CUFORT_H2D)
             memcpy(slot + done, host, n);
@@ -379,6 +384,23 @@ static int queue_group(copy_job *c, long g)
     return rc;
 }
 
+/* At the first piece of a large upload's tail, stream the tail when the DMA of the group three back
+ * has not finished: the engine then has two groups or more to move before the tail's, time enough
+ * to pack it with streaming stores, and it will not read it from the packing cores' caches.  Where
+ * the DMA engine waits for the packing instead, the tail keeps ordinary stores, which pack faster.
+ * (Three back, not two: when the tail's first piece is claimed, the group two back may still be
+ * being packed, its DMA not queued.  bench/NOTES_staging.md v11.) */
+static void choose_tail(copy_job *c, long g)
+{
+    long back = g - 3;
+    int i = (int)(back % SLOTS);
+    if (back >= 0 && __atomic_load_n(&c->issued[i], __ATOMIC_ACQUIRE) == back &&
+        __atomic_load_n(&c->st->pending[i], __ATOMIC_ACQUIRE) &&
+        cufort_ops()->event_pending(c->st->done[i]))
+        __atomic_store_n(&c->x.streamed_from, c->x.tail_from, __ATOMIC_RELAXED);
+    TRACE_HOST('A', g, c->x.streamed_from == c->x.tail_from);
+}
+
 /* one worker's share of a copy: claim a piece, wait for its slot, pack or unpack it there; whoever
  * finishes a group queues the slot's next DMA: an upload the group's own, a download the group
  * SLOTS later (the first SLOTS are queued before the workers start) */
@@ -392,6 +414,8 @@ static void copy_share(void *job, int w)
         long g = group_of(&c->x, at, &start, &group), next = up ? g : g + SLOTS;
         int i = (int)(g % SLOTS);
         TRACE_HOST('C', at, bytes);
+        if (up && at == c->x.tail_from)
+            choose_tail(c, g);
         /* an upload waits for the slot's previous group to leave, a download for its own to land */
         if (!wait_issued(c, i, up ? g - SLOTS : g) || failed(&c->f, free_slot(c->st, i)))
             break;
