@@ -402,6 +402,13 @@ HMM_PROBE_BIN := $(BUILD)/bench/hmm_probe
 $(HMM_PROBE_BIN): bench/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -o $@ $< -lcufft -Xlinker -rpath,$(CUDA_LIBDIR)
+# pin_probe: can a pageable array stay pinned between calls, safely (userfaultfd events), and what
+# pinning and DMA from it cost (bench/NOTES_fft.md v10)
+PIN_PROBE_BIN := $(BUILD)/bench/pin_probe
+$(PIN_PROBE_BIN): bench/pin_probe.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
+	    -Wl,-rpath,$(CUDA_LIBDIR)
 # cpu_noise: bursts of busy threads beside a benchmark, as a shared host's other guests make them
 NOISE_BIN := $(BUILD)/bench/cpu_noise
 $(NOISE_BIN): bench/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -409,7 +416,7 @@ $(NOISE_BIN): bench/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(HMM_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
+             $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h) and trace_calls
 # against it, in $(BUILD)/trace; bench/trace_report.py reads the timeline
 .PHONY: trace-build

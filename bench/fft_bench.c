@@ -11,8 +11,12 @@
  * rep's thunked time over that rep's floor ("paired").  Timed one after the other, the floor's
  * copies sometimes read 40-49 GB/s, and the device calls once read 1.096 of cuFFT
  * (bench/NOTES_fft.md).  The thunked calls' last results are checked against the device call's;
- * a difference fails the run (exit 1).  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is
- * set, else fft_bench.csv. */
+ * a difference fails the run (exit 1).
+ * The thunked calls run twice: first with the pin cache off ("staged": every call packs the
+ * pageable arrays through pinned slots), then on ("cached", in turns with a floor of its own): the
+ * third call pins both arrays in place, and its first three calls are printed one by one, the cost
+ * of pinning included.  Table on stdout; CSV to $OUT/fft_bench.csv when OUT is set, else
+ * fft_bench.csv. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -169,10 +173,13 @@ int main(void)
         return 2;
     }
     fprintf(csv, "case,points,batch,direct_ms,device_ms,device_over_direct,h2d_GBps,d2h_GBps,"
-                 "floor_ms,thunked_ms,thunked_over_floor,paired_over_floor,thunked_pinned_ms,pinned_over_floor\n");
+                 "floor_ms,thunked_ms,thunked_over_floor,paired_over_floor,thunked_pinned_ms,"
+                 "pinned_over_floor,cached_floor_ms,cached_ms,cached_over_floor,cached_paired,"
+                 "cached_first_ms,cached_second_ms,cached_third_ms\n");
     printf("device: %s\n", props.name);
-    printf("%-22s %9s %9s %7s | %8s %8s %9s %7s %10s %7s %7s\n", "case", "cuFFT ms", "cufort ms",
-           "ratio", "H2D GB/s", "D2H GB/s", "floor ms", "thunk", "x floor", "paired", "pinned");
+    printf("%-22s %9s %9s %7s | %8s %8s %9s %7s %10s %7s %7s | %8s %7s %7s %7s\n", "case",
+           "cuFFT ms", "cufort ms", "ratio", "H2D GB/s", "D2H GB/s", "floor ms", "thunk", "x floor",
+           "paired", "pinned", "floor ms", "cached", "x floor", "paired");
     static const struct { const char *name; long long n, batch; } cases[] = {
         {"c2c 2^24 x 1", 1 << 24, 1}, {"c2c 4096 x 4096", 4096, 4096}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
@@ -204,6 +211,7 @@ int main(void)
         /* the floor: bytes in at the pinned H2D rate plus bytes out at the D2H rate */
         static void (*const host_fns[])(void *) = {run_h2d, run_d2h, run_thunked, run_thunked_pinned};
         static const int by_wall[] = {0, 0, 1, 1};
+        CHECK_CUFORT(cufort_pin_cache_limit(0));
         in_turns(host_fns, by_wall, 4, &b, HOST_WARM, HOST_REPS, t);
         for (int r = 0; r < HOST_REPS; r++)
             ratio[r] = t[2][r] / (t[0][r] + t[1][r]);
@@ -213,7 +221,6 @@ int main(void)
         CHECK_CUDA(cudaMemcpy(ref, b.d_out, b.bytes, cudaMemcpyDeviceToHost));
         double e_pageable = rel_diff(b.h_out, ref, b.bytes / 4);
         double e_pinned = rel_diff(b.p_out, ref, b.bytes / 4);
-        free(ref);
         printf("check %s: thunked pageable %.1e, pinned %.1e (relative to the device result)\n",
                cases[c].name, e_pageable, e_pinned);
         bad |= !(e_pageable < 1e-5) || !(e_pinned < 1e-5);
@@ -221,13 +228,42 @@ int main(void)
         float thunked = median(t[2], HOST_REPS), pinned = median(t[3], HOST_REPS);
         float paired = median(ratio, HOST_REPS);
         double gb = b.bytes / 1e9, floor_ms = h2d + d2h;
-        printf("%-22s %9.3f %9.3f %7.3f | %8.1f %8.1f %9.3f %7.2f %10.2f %7.2f %7.2f\n", cases[c].name,
-               direct, device, device / direct, gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked,
-               thunked / floor_ms, paired, pinned);
-        fprintf(csv, "%s,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f\n",
-                cases[c].name, cases[c].n, cases[c].batch, direct, device, device / direct,
-                gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked, thunked / floor_ms, paired, pinned,
-                pinned / floor_ms);
+
+        /* the same pageable arrays with the pin cache on */
+        CHECK_CUFORT(cufort_pin_cache_limit(-1));
+        double first[3];
+        for (int i = 0; i < 3; i++) {
+            double t0 = now_ms();
+            run_thunked(&b);
+            first[i] = now_ms() - t0;
+        }
+        int64_t held = 0;
+        int arrays = 0, watch = 0;
+        CHECK_CUFORT(cufort_pin_cache_info(&held, &arrays, &watch));
+        static void (*const cached_fns[])(void *) = {run_h2d, run_d2h, run_thunked};
+        memset(b.h_out, 0x7f, b.bytes);
+        in_turns(cached_fns, by_wall, 3, &b, 0, HOST_REPS, t);
+        for (int r = 0; r < HOST_REPS; r++)
+            ratio[r] = t[2][r] / (t[0][r] + t[1][r]);
+        double e_cached = rel_diff(b.h_out, ref, b.bytes / 4);
+        bad |= !(e_cached < 1e-5);
+        float cached_floor = median(t[0], HOST_REPS) + median(t[1], HOST_REPS);
+        float cached = median(t[2], HOST_REPS), cached_paired = median(ratio, HOST_REPS);
+        CHECK_CUFORT(cufort_pin_cache_limit(0));
+        printf("cached %s: %d arrays pinned (%lld MiB; watching %s); first calls %.2f, %.2f, %.2f "
+               "ms; result %.1e\n", cases[c].name, arrays, (long long)(held >> 20),
+               watch ? "works" : "refused", first[0], first[1], first[2], e_cached);
+        free(ref);
+
+        printf("%-22s %9.3f %9.3f %7.3f | %8.1f %8.1f %9.3f %7.2f %10.2f %7.2f %7.2f | %8.3f %7.2f "
+               "%7.2f %7.2f\n", cases[c].name, direct, device, device / direct, gb / h2d * 1e3,
+               gb / d2h * 1e3, floor_ms, thunked, thunked / floor_ms, paired, pinned, cached_floor,
+               cached, cached / cached_floor, cached_paired);
+        fprintf(csv, "%s,%lld,%lld,%.4f,%.4f,%.4f,%.2f,%.2f,%.4f,%.4f,%.3f,%.3f,%.4f,%.3f,%.4f,%.4f,"
+                "%.3f,%.3f,%.3f,%.3f,%.3f\n", cases[c].name, cases[c].n, cases[c].batch, direct,
+                device, device / direct, gb / h2d * 1e3, gb / d2h * 1e3, floor_ms, thunked,
+                thunked / floor_ms, paired, pinned, pinned / floor_ms, cached_floor, cached,
+                cached / cached_floor, cached_paired, first[0], first[1], first[2]);
         cufftDestroy(b.direct);
         cufort_fft_destroy(b.plan);
         cufort_free(b.d_in);

@@ -228,6 +228,8 @@ int main(void)
     /* the copies are cut between host threads: use more threads than this machine has cores, an
      * odd number, so that small blocks are split into more parts than they have pages */
     setenv("CUFORT_STAGING_THREADS", "7", 0);
+    /* the staged path itself: the pin cache would take arrays used again off it (test_pin_cache) */
+    setenv("CUFORT_PIN_CACHE_MB", "0", 0);
     /* the host backend's CPU BLAS may be OpenBLAS, whose own threads spin ~0.1 s after a call
      * unless told otherwise: its business, not idle_helpers_sleep's */
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);

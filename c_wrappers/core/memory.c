@@ -2,6 +2,7 @@
  * argument goes through.  Every block is recorded, so both backends refuse the same misuse
  * (freeing what they never gave out, a second free, unregistering what was never registered). */
 #include "internal.h"
+#include "pin_cache.h"
 
 /* cufort_alloc / cufort_host_alloc share everything but the backend call and the registry */
 static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *blocks,
@@ -76,6 +77,7 @@ int cufort_host_register(void *host_ptr, int64_t bytes)
     if (bytes <= 0)
         return cufort_fail(CUFORT_INVALID_VALUE, "%s: size %lld must be positive", fn,
                            (long long)bytes);
+    cufort_pin_cache_forget(host_ptr, (size_t)bytes);   /* the driver pins a page once */
     st = cufort_ops()->host_register(host_ptr, (size_t)bytes);
     if (!st && (st = cufort_registry_add(&cufort_registered_ranges, host_ptr, (size_t)bytes)))
         cufort_ops()->host_unregister(host_ptr);

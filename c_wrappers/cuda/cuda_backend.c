@@ -216,7 +216,8 @@ static int cuda_host_register(void *p, size_t bytes)
 
 static int cuda_host_unregister(void *p)
 {
-    return cufort_cuda_error(cudaHostUnregister(p), "cudaHostUnregister");
+    int st = cufort_cuda_bind_thread();   /* the pin cache's watcher thread unpins too */
+    return st ? st : cufort_cuda_error(cudaHostUnregister(p), "cudaHostUnregister");
 }
 
 /* Synchronous copies run on this thread's BLAS stream and wait for it, so they are ordered

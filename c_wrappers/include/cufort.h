@@ -82,6 +82,14 @@ int cufort_host_alloc(void **host_ptr, int64_t bytes);     /* pinned (page-locke
 int cufort_host_free(void *host_ptr);
 int cufort_host_register(void *host_ptr, int64_t bytes);   /* pin an existing array */
 int cufort_host_unregister(void *host_ptr);
+/* The pin cache (README "Repeated host arrays"): a contiguous host array of 4 MiB or more that
+ * thunked calls keep passing is pinned in place from its third copy on, and unpinned as soon as
+ * the program unmaps or discards its pages.  limit: the most bytes it may hold pinned; 0 turns it
+ * off and unpins everything, a negative value restores the default (CUFORT_PIN_CACHE_MB, else a
+ * quarter of the host's memory).  info: what it holds now, and whether this host lets it watch
+ * ranges at all (userfaultfd; without, it never pins). */
+int cufort_pin_cache_limit(int64_t bytes);
+int cufort_pin_cache_info(int64_t *pinned_bytes, int *pinned_arrays, int *can_watch);
 
 /* ---- streams and events ------------------------------------------------------------------------- */
 typedef struct cufort_stream_s *cufort_stream;   /* NULL is the default stream */

@@ -71,8 +71,8 @@ int cufort_fft_exec_host_parts(struct cufort_fft_plan_s *plan, const void *in, v
 {
     int in_place = in == out;
     *handled = !plan->advanced && plan->batch >= PARTS && in_bytes + out_bytes >= MIN_BYTES &&
-               (!in_place || in_dist == out_dist) && cufort_host_pinned(in, in_bytes) &&
-               cufort_host_pinned(out, out_bytes);
+               (!in_place || in_dist == out_dist) && cufort_host_dma_ready(in, in_bytes) &&
+               cufort_host_dma_ready(out, out_bytes);
     if (!*handled)
         return CUFORT_SUCCESS;
     const cufort_backend_ops *ops = cufort_ops();

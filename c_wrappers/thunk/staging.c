@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "copy_streaming.h"
+#include "pin_cache.h"
 #include "pool.h"
 #include "stage_trace.h"
 #include "staging.h"
@@ -87,6 +88,12 @@ int cufort_host_pinned(const void *p, size_t bytes)
         if (cufort_registry_floor(sets[i], p, &base, &size) && (uintptr_t)p + bytes <= base + size)
             return 1;
     return 0;
+}
+
+int cufort_host_dma_ready(const void *p, size_t bytes)
+{
+    uintptr_t lo, hi;
+    return cufort_host_pinned(p, bytes) || cufort_pin_cache_holds(p, bytes, &lo, &hi);
 }
 
 /* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
@@ -319,6 +326,26 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
     return rc || kind == CUFORT_H2D ? rc : ops->stream_synchronize(s);
 }
 
+/* An array the pin cache holds (a contiguous one passed again and again): its whole pages go by
+ * DMA from where they lie, first; the partial pages at its ends, which the cache never pins, as
+ * small pageable copies. */
+static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uintptr_t lo,
+                       uintptr_t hi, cufort_copy_kind kind)
+{
+    const cufort_backend_ops *ops = cufort_ops();
+    size_t from[3] = {lo - (uintptr_t)host, 0, hi - (uintptr_t)host};
+    size_t size[3] = {hi - lo, from[0], bytes - from[2]};
+    int rc = CUFORT_SUCCESS;
+    TRACE_HOST('D', bytes, kind);
+    for (int k = 0; k < 3 && !rc; k++)
+        if (size[k])
+            rc = kind == CUFORT_H2D
+                     ? ops->copy2d(dev + from[k], size[k], host + from[k], size[k], size[k], 1, kind, s, 1)
+                     : ops->copy2d(host + from[k], size[k], dev + from[k], size[k], size[k], 1, kind, s, 1);
+    TRACE_GPU(s, 'd', bytes, kind);
+    return rc || kind == CUFORT_H2D ? rc : ops->stream_synchronize(s);
+}
+
 static int workers_for(size_t bytes)
 {
     int threads = staging_threads();
@@ -465,9 +492,12 @@ static void merge_columns(size_t *hpitch, size_t *width, size_t *cols)
 int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
                               size_t width, size_t cols)
 {
+    uintptr_t lo, hi;
     merge_columns(&hpitch, &width, &cols);
     if (direct(host, hpitch, width, cols))
         return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
+    if (cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi))
+        return cached_copy(s, dev, (char *)host, width, lo, hi, CUFORT_H2D);
     return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL);
 }
 
@@ -482,8 +512,11 @@ int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, co
                                   size_t width, size_t cols, cufort_unpack_fn combine,
                                   const void *ctx)
 {
+    uintptr_t lo, hi;
     merge_columns(&hpitch, &width, &cols);
     if (!combine && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
+    if (!combine && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi))
+        return cached_copy(s, (char *)dev, host, width, lo, hi, CUFORT_D2H);
     return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, ctx);
 }

@@ -26,5 +26,8 @@ int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, co
                                   const void *ctx);
 /* 1 when [p, p+bytes) lies in memory cufort pinned (cufort_host_alloc / cufort_host_register) */
 int cufort_host_pinned(const void *p, size_t bytes);
+/* 1 when the staging functions copy [p, p+bytes) by DMA without packing it: pinned, or held by the
+ * pin cache (pin_cache.h) but for the partial pages at its ends */
+int cufort_host_dma_ready(const void *p, size_t bytes);
 
 #endif

@@ -1,0 +1,24 @@
+/* pin_cache.h — a host array that thunked calls keep passing stays pinned between them.
+ * Staging a pageable array costs a pass through host memory on each call; pinning it in place once
+ * (cudaHostRegister, ~9 ms for 128 MiB on the H100's host) lets every later call DMA it directly.
+ * Pinning is only safe while the addresses keep their pages, so a range is pinned only once it is
+ * watched (range_watch.h), and its pin is dropped the moment the kernel reports it unmapped,
+ * moved or discarded.  Policy, per contiguous array of at least MIN_BYTES: the 2nd sighting watches
+ * it, the 3rd pins it; a range that loses its pages starts again with twice the sightings needed
+ * (a temporary allocated and freed on every call stops costing anything).  The pinned bytes are
+ * capped (cufort_pin_cache_limit, CUFORT_PIN_CACHE_MB; the least recently used pin goes first). */
+#ifndef CUFORT_PIN_CACHE_H
+#define CUFORT_PIN_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A contiguous host array about to be copied, and an array the cache holds: 1 when the cache holds
+ * [p, p + bytes) pinned but for less than a page at either end; [*lo, *hi) is the pinned part.
+ * offer counts a sighting (and may pin); holds does not. */
+int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
+int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
+/* drop whatever the cache holds of [p, p + bytes): the program pins it itself */
+void cufort_pin_cache_forget(const void *p, size_t bytes);
+
+#endif

@@ -1,0 +1,379 @@
+/* test_pin_cache.c — host arrays that thunked calls keep passing are pinned in place, and never
+ * trusted after their pages go.  Each case writes new values into an array and checks the call's
+ * result bit for bit (sscal by 2 is exact): on the cuda backend a pin kept across munmap, madvise
+ * or mremap would DMA the old pages and return the old values doubled.  The cache's own counts
+ * (cufort_pin_cache_info) are checked on both backends; the host backend pins nothing but keeps
+ * the same books.  Without userfaultfd the cache never pins: the cases say so, as skipped. */
+#define _GNU_SOURCE
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cufort.h"
+
+#define MIB ((size_t)1 << 20)
+
+static float value(int64_t i, int gen) { return 1.0f + (float)((i * 7 + gen * 131) % 9973) * 0.25f; }
+
+/* fill with generation gen's values, scale by 2 through the thunk, count the wrong elements */
+static int64_t scaled_wrong(float *x, int64_t n, int gen)
+{
+    for (int64_t i = 0; i < n; i++)
+        x[i] = value(i, gen);
+    if (cufort_sscal_host(n, 2.0f, x, 1))
+        return -1;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (x[i] != 2.0f * value(i, gen) && bad++ == 0)
+            printf("# x[%lld] = %g, want %g (generation %d)\n", (long long)i, x[i],
+                   2.0f * value(i, gen), gen);
+    return bad;
+}
+
+static int pinned_arrays(int64_t *bytes)
+{
+    int64_t b = 0;
+    int arrays = -1, watch = 0;
+    cufort_pin_cache_info(&b, &arrays, &watch);
+    if (bytes)
+        *bytes = b;
+    return arrays;
+}
+
+static int can_watch;
+
+/* calls 1..calls on x, each result checked; returns the pinned count after the last */
+static int use(float *x, int64_t n, int calls, int gen, const char *what)
+{
+    int64_t bad = 0;
+    for (int c = 0; c < calls && bad == 0; c++)
+        bad = scaled_wrong(x, n, gen + c);
+    CHECK(bad == 0, what, "%lld elements wrong (-1: the call failed: %s)", (long long)bad,
+          cufort_last_error());
+    return pinned_arrays(NULL);
+}
+
+/* each case starts from an empty table: earlier cases leave pins (heap blocks freed without an
+ * unmap keep their pages) and entries needing more sightings at addresses malloc hands out again */
+static void fresh(void)
+{
+    cufort_pin_cache_limit(0);
+    cufort_pin_cache_limit(-1);
+}
+
+static void *map(void *at, size_t bytes, int flags)
+{
+    void *p = mmap(at, bytes, PROT_READ | PROT_WRITE,
+                   flags | (at ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void repeated(void)
+{
+    fresh();
+    int64_t n = (16 << 18) + 5;   /* 16 MiB + 20 bytes, malloc'd: its own mapping */
+    float *x = malloc((size_t)n * sizeof *x);
+    int after1 = use(x, n, 1, 0, "repeated: first call");
+    int after2 = use(x, n, 1, 1, "repeated: second call");
+    int64_t bytes = 0;
+    pinned_arrays(&bytes);
+    CHECK(after1 == 0, "repeated: nothing pinned after one call", "%d pinned", after1);
+    CHECK(after2 == 1 && bytes <= n * 4 && bytes > n * 4 - 2 * (int64_t)getpagesize(),
+          "repeated: its whole pages pinned at its third copy (the second call's upload)",
+          "%d arrays, %lld bytes pinned for %lld", after2, (long long)bytes, (long long)n * 4);
+    use(x, n, 4, 2, "repeated: four calls on the pinned array");
+    /* the program pins it itself: the cache lets go first */
+    CHECK_OK(cufort_host_register(x, n * 4), "repeated: cufort_host_register over a cached pin");
+    CHECK(pinned_arrays(NULL) == 0, "repeated: the cache let go", "%d pinned", pinned_arrays(NULL));
+    use(x, n, 2, 6, "repeated: calls on the program's own pin");
+    CHECK_OK(cufort_host_unregister(x), "repeated: cufort_host_unregister");
+    free(x);
+    CHECK(pinned_arrays(NULL) == 0, "repeated: nothing pinned after free", "%d pinned",
+          pinned_arrays(NULL));
+}
+
+/* two arrays sharing a page (one malloc block): each pins its own whole pages; the shared page
+ * goes as a small pageable copy with either */
+static void neighbours(void)
+{
+    fresh();
+    int64_t n = (6 << 18) + 333;
+    float *block = malloc((size_t)(2 * n + 8) * sizeof *block), *a = block + 1, *b = a + n + 3;
+    int64_t bad = 0;
+    for (int c = 0; c < 3 && bad == 0; c++) {
+        bad = scaled_wrong(a, n, 5 + c);
+        bad = bad ? bad : scaled_wrong(b, n, 8 + c);
+    }
+    int both = pinned_arrays(NULL);
+    for (int c = 0; c < 2 && bad == 0; c++)
+        bad = scaled_wrong(c ? a : b, n, 11 + c);
+    CHECK(bad == 0 && both == 2, "neighbours: both pinned, results right",
+          "%lld wrong, %d pinned", (long long)bad, both);
+    free(block);
+}
+
+/* pinned, then unmapped: the pin must be gone by the time munmap returns, and a new mapping at the
+ * same addresses must be read, not the old pages */
+static void unmapped(void)
+{
+    fresh();
+    size_t bytes = 12 * MIB + 4096;
+    int64_t n = (int64_t)(bytes / 4) - 3;
+    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    use(x, n, 2, 10, "unmapped: two calls");
+    CHECK(pinned_arrays(NULL) == 1, "unmapped: pinned", "%d pinned", pinned_arrays(NULL));
+    munmap(x, bytes);
+    CHECK(pinned_arrays(NULL) == 0, "unmapped: unpinned when munmap returns", "%d pinned",
+          pinned_arrays(NULL));
+    float *y = map(x, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    printf("# the new mapping is %s\n", y == x ? "at the same address" : "elsewhere");
+    use(y, n, 3, 20, "unmapped: new pages at the old addresses, three calls");
+    munmap(y, bytes);
+}
+
+/* pinned, then part of it discarded (the pages read as zeros after) */
+static void discarded(void)
+{
+    fresh();
+    size_t bytes = 8 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    use(x, n, 2, 30, "discarded: two calls");
+    CHECK(pinned_arrays(NULL) == 1, "discarded: pinned", "%d pinned", pinned_arrays(NULL));
+    madvise((char *)x + 3 * MIB, 64 << 10, MADV_DONTNEED);
+    CHECK(pinned_arrays(NULL) == 0 && x[3 * MIB / 4] == 0.0f,
+          "discarded: unpinned when madvise returns, the pages zeros", "%d pinned, x = %g",
+          pinned_arrays(NULL), x[3 * MIB / 4]);
+    use(x, n, 2, 40, "discarded: two calls after");
+    munmap(x, bytes);
+}
+
+/* pinned, then moved by mremap to addresses of its own */
+static void moved(void)
+{
+    fresh();
+    size_t bytes = 8 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    char *hole = map(NULL, 2 * bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    use(x, n, 2, 50, "moved: two calls");
+    float *y = mremap(x, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, hole);
+    CHECK(y == (float *)hole && pinned_arrays(NULL) == 0,
+          "moved: unpinned when mremap returns", "moved to %p (want %p), %d pinned", (void *)y,
+          (void *)hole, pinned_arrays(NULL));
+    float *z = map(x, bytes, MAP_PRIVATE | MAP_ANONYMOUS);   /* fresh pages where it was */
+    use(y, n, 3, 60, "moved: three calls at the new addresses");
+    if (z)
+        use(z, n, 3, 70, "moved: three calls on new pages at the old addresses");
+    munmap(hole, 2 * bytes);
+    if (z)
+        munmap(z, bytes);
+}
+
+/* a temporary mapped and unmapped around every call, at the same address: pinned ever more rarely */
+static void temporaries(void)
+{
+    fresh();
+    size_t bytes = 6 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *first = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    munmap(first, bytes);
+    int pins = 0, wrong = 0, rounds = 48;
+    for (int r = 0; r < rounds; r++) {
+        float *x = map(first, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+        if (!x)
+            x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+        wrong += scaled_wrong(x, n, 80 + r) != 0;
+        pins += pinned_arrays(NULL);
+        munmap(x, bytes);
+        wrong += pinned_arrays(NULL) != 0;
+    }
+    printf("# temporaries: pinned in %d of %d rounds\n", pins, rounds);
+    CHECK(wrong == 0, "temporaries: 48 mapped, used once, unmapped", "%d wrong", wrong);
+    CHECK(pins <= 4, "temporaries: pinned at most 4 times in 48 (each loss doubles the count)",
+          "pinned %d times", pins);
+}
+
+static void not_cached(void)
+{
+    fresh();
+    /* a shared mapping can lose its pages without an event: never pinned */
+    size_t bytes = 8 * MIB;
+    float *s = map(NULL, bytes, MAP_SHARED | MAP_ANONYMOUS);
+    int got = use(s, (int64_t)(bytes / 4), 5, 90, "shared mapping: five calls");
+    CHECK(got == 0, "shared mapping: never pinned", "%d pinned", got);
+    munmap(s, bytes);
+    /* below 4 MiB: staging is cheap there, pinning is not */
+    int64_t n = (int64_t)(3 * MIB / 4);
+    float *x = malloc((size_t)n * 4);
+    got = use(x, n, 5, 100, "3 MiB array: five calls");
+    CHECK(got == 0, "3 MiB array: never pinned", "%d pinned", got);
+    free(x);
+}
+
+static void limited(void)
+{
+    fresh();
+    size_t bytes = 12 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *a = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    float *b = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    CHECK_OK(cufort_pin_cache_limit(20 * MIB), "limit: 20 MiB");
+    use(a, n, 2, 110, "limit: a, two calls");
+    int with_a = pinned_arrays(NULL);
+    use(b, n, 2, 120, "limit: b, two calls");
+    int64_t held = 0;
+    int with_b = pinned_arrays(&held);
+    CHECK(with_a == 1 && with_b == 1 && held <= (int64_t)(20 * MIB),
+          "limit: b's pin pushed a's out", "%d then %d pinned, %lld bytes", with_a, with_b,
+          (long long)held);
+    use(a, n, 3, 130, "limit: a again, three calls");
+    CHECK_OK(cufort_pin_cache_limit(0), "limit: off");
+    int off = use(b, n, 4, 140, "limit: off, b four calls");
+    CHECK(off == 0, "limit: off unpins everything and pins nothing", "%d pinned", off);
+    CHECK_OK(cufort_pin_cache_limit(-1), "limit: back to the default");
+    munmap(a, bytes);
+    munmap(b, bytes);
+}
+
+/* out-of-place transforms: both arrays pinned from the third call; a batch then goes in parts
+ * (fft_pipeline.c), all of it checked against the first, staged, result */
+static void transforms(void)
+{
+    struct { int64_t nx, batch; const char *what; } cases[] = {
+        {1 << 20, 1, "fft 2^20 C2C"}, {4096, 512, "fft 4096 x 512 C2C (in parts once pinned)"}};
+    for (int k = 0; k < 2; k++) {
+        fresh();
+        size_t n = (size_t)(cases[k].nx * cases[k].batch);
+        float complex *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out),
+                      *first = malloc(n * sizeof *first);
+        for (size_t i = 0; i < n; i++)
+            in[i] = (float)ck_randd() - 0.5f + I * ((float)ck_randd() - 0.5f);
+        cufort_fft_plan plan = NULL;
+        CHECK_OK(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, cases[k].nx, cases[k].batch),
+                 ckf("%s: plan", cases[k].what));
+        double worst = 0, scale = 0;
+        int failed = 0;
+        for (int c = 0; c < 5 && !failed; c++) {
+            for (size_t i = 0; i < n; i++)
+                out[i] = NAN;
+            failed = cufort_fft_exec_host(plan, in, out, CUFORT_FFT_FORWARD) != 0;
+            if (c == 0)
+                memcpy(first, out, n * sizeof *out);
+            for (size_t i = 0; i < n && c == 0; i++)
+                scale = fmax(scale, cabs(first[i]));
+            for (size_t i = 0; i < n; i++)
+                worst = fmax(worst, isnan(crealf(out[i])) ? INFINITY : cabs(out[i] - first[i]));
+        }
+        int held = pinned_arrays(NULL);
+        CHECK(!failed && worst <= 1e-6 * scale && held == 2,
+              ckf("%s: five calls, both arrays pinned, results as the first", cases[k].what),
+              "failed %d (%s), worst difference %.3g of %.3g, %d pinned", failed,
+              cufort_last_error(), worst, scale, held);
+        cufort_fft_destroy(plan);
+        free(in);
+        free(out);
+        free(first);
+    }
+}
+
+/* a fork's child: the parent's pin is not its business, and unmapping the array (the child's copy)
+ * must not wait for a watcher thread the child does not have */
+static void forked(void)
+{
+    fresh();
+    size_t bytes = 8 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    use(x, n, 2, 400, "fork: two calls before");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(20);
+        munmap(x, bytes);
+        int64_t held = -1;
+        int arrays = -1, watch = -1;
+        cufort_pin_cache_info(&held, &arrays, &watch);
+        _exit(arrays == 0 && held == 0 && watch == 0 ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "fork: the child unmaps the array at once and holds no pins", "child status %#x", status);
+    int kept = pinned_arrays(NULL);
+    use(x, n, 2, 410, "fork: two calls after, in the parent");
+    CHECK(kept == 1, "fork: the parent keeps its pin", "%d pinned", kept);
+    munmap(x, bytes);
+}
+
+/* threads: each its own array, one of them remapping its array between calls */
+static int thread_body(int id, char *err, size_t errlen)
+{
+    size_t bytes = 8 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    int fails = 0;
+    for (int c = 0; c < 8; c++) {
+        int64_t bad = scaled_wrong(x, n, 200 + 10 * id + c);
+        if (bad && fails++ == 0)
+            snprintf(err, errlen, "call %d: %lld wrong (%s)", c, (long long)bad,
+                     cufort_last_error());
+        if (id == 0 && c % 3 == 2) {
+            munmap(x, bytes);
+            x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+        }
+    }
+    munmap(x, bytes);
+    return fails;
+}
+
+int main(void)
+{
+    setenv("CUFORT_STAGING_THREADS", "3", 0);
+    ck_begin("pin_cache", 300);
+    CHECK_OK(cufort_init(), "init");
+    printf("# backend %s\n", cufort_backend_name());
+    int64_t bytes;
+    int arrays;
+    CHECK_OK(cufort_pin_cache_info(&bytes, &arrays, &can_watch), "info");
+    if (!can_watch) {
+        /* the cache is off here: results must still be right, and nothing pinned */
+        printf("# skipped: no userfaultfd on this host; the pin cache never pins\n");
+        float *x = malloc(16 * MIB);
+        int got = use(x, (int64_t)(4 * MIB), 4, 0, "no watching: four calls");
+        CHECK(got == 0, "no watching: nothing pinned", "%d pinned", got);
+        free(x);
+        cufort_shutdown();
+        return ck_end();
+    }
+    repeated();
+    neighbours();
+    unmapped();
+    discarded();
+    moved();
+    temporaries();
+    not_cached();
+    limited();
+    transforms();
+    forked();
+    ck_threads(4, thread_body, "own arrays, one remapped between calls");
+    /* pins go with the context */
+    fresh();
+    float *x = malloc(8 * MIB);
+    use(x, (int64_t)(2 * MIB), 2, 300, "before shutdown: two calls");
+    int before = pinned_arrays(NULL);
+    cufort_shutdown();
+    CHECK(before == 1 && pinned_arrays(NULL) == 0, "shutdown unpins", "%d then %d pinned", before,
+          pinned_arrays(NULL));
+    CHECK_OK(cufort_init(), "init again");
+    use(x, (int64_t)(2 * MIB), 3, 310, "a second life: three calls");
+    CHECK(pinned_arrays(NULL) == 1, "a second life: pinned again", "%d pinned", pinned_arrays(NULL));
+    free(x);
+    cufort_shutdown();
+    return ck_end();
+}
