@@ -3,7 +3,7 @@
  * result bit for bit (sscal by 2 is exact): on the cuda backend a pin kept across munmap, madvise
  * or mremap would DMA the old pages and return the old values doubled.  The cache's own counts
  * (cufort_pin_cache_info) are checked on both backends; the host backend pins nothing but keeps
- * the same books.  Without userfaultfd the cache never pins: the cases say so, as skipped. */
+ * the same books.  The cache takes arrays over 32 MiB, so the arrays here are 33-48 MiB.  Without userfaultfd the cache never pins: the cases say so, as skipped. */
 #define _GNU_SOURCE
 #include <complex.h>
 #include <math.h>
@@ -76,7 +76,7 @@ static void *map(void *at, size_t bytes, int flags)
 static void repeated(void)
 {
     fresh();
-    int64_t n = (16 << 18) + 5;   /* 16 MiB + 20 bytes, malloc'd: its own mapping */
+    int64_t n = (40 << 18) + 5;   /* 40 MiB + 20 bytes, malloc'd: a mapping of its own */
     float *x = malloc((size_t)n * sizeof *x);
     int after1 = use(x, n, 1, 0, "repeated: first call");
     int after2 = use(x, n, 1, 1, "repeated: second call");
@@ -102,7 +102,7 @@ static void repeated(void)
 static void neighbours(void)
 {
     fresh();
-    int64_t n = (6 << 18) + 333;
+    int64_t n = (34 << 18) + 333;
     float *block = malloc((size_t)(2 * n + 8) * sizeof *block), *a = block + 1, *b = a + n + 3;
     int64_t bad = 0;
     for (int c = 0; c < 3 && bad == 0; c++) {
@@ -117,12 +117,62 @@ static void neighbours(void)
     free(block);
 }
 
+/* x(1:m) pinned, then x(1:n), n > m, used again and again takes the pin over; then x(1:m) and a
+ * 1 MiB piece of it go by DMA from the larger pin */
+static void grown(void)
+{
+    fresh();
+    int64_t n = 48 << 18, m = (33 << 18) + 7;   /* 48 MiB and 33 MiB + 28 bytes */
+    float *x = malloc((size_t)n * sizeof *x);
+    use(x, m, 2, 500, "grown: x(1:m), two calls");
+    int64_t small = 0, large = 0;
+    int first = pinned_arrays(&small);
+    use(x, n, 2, 510, "grown: x(1:n), two calls");
+    int second = pinned_arrays(&large);
+    use(x, m, 2, 520, "grown: x(1:m) again, two calls");
+    use(x + 7, 1 << 18, 2, 530, "grown: 1 MiB inside, two calls");
+    int64_t after = 0;
+    int third = pinned_arrays(&after);
+    CHECK(first == 1 && small <= m * 4 && second == 1 && large > m * 4 && third == 1 &&
+              after == large,
+          "grown: the larger range took the pin over, and serves the smaller",
+          "%d (%lld bytes), %d (%lld), %d (%lld)", first, (long long)small, second,
+          (long long)large, third, (long long)after);
+    free(x);
+}
+
+/* a plain copy (cufort_set_vector, cufort_get_vector) that starts inside a pin and runs past its
+ * end, over memory next to the array: the driver refuses such a copy, so the pin goes first */
+static void straddled(void)
+{
+    fresh();
+    size_t region = 48 * MIB;
+    char *r = map(NULL, region, MAP_PRIVATE | MAP_ANONYMOUS);
+    float *a = (float *)(r + 4 * MIB);
+    use(a, (int64_t)(40 * MIB / 4), 2, 600, "straddled: the array, two calls");
+    int before = pinned_arrays(NULL);
+    int64_t n = (int64_t)(24 * MIB / 4);
+    float *from = (float *)(r + 24 * MIB), *back = malloc(24 * MIB);
+    for (int64_t i = 0; i < n; i++)
+        from[i] = value(i, 610);
+    void *d = NULL;
+    CHECK_OK(cufort_alloc(&d, (int64_t)(24 * MIB)), "straddled: device buffer");
+    CHECK_OK(cufort_set_vector(n, 4, from, 1, d, 1), "straddled: set_vector from inside the pin on");
+    CHECK_OK(cufort_get_vector(n, 4, d, 1, back, 1), "straddled: get_vector");
+    CHECK(before == 1 && pinned_arrays(NULL) == 0 && !memcmp(back, from, 24 * MIB),
+          "straddled: the pin went, the bytes arrived", "%d then %d pinned, bytes %s", before,
+          pinned_arrays(NULL), memcmp(back, from, 24 * MIB) ? "differ" : "same");
+    cufort_free(d);
+    free(back);
+    munmap(r, region);
+}
+
 /* pinned, then unmapped: the pin must be gone by the time munmap returns, and a new mapping at the
  * same addresses must be read, not the old pages */
 static void unmapped(void)
 {
     fresh();
-    size_t bytes = 12 * MIB + 4096;
+    size_t bytes = 40 * MIB + 4096;
     int64_t n = (int64_t)(bytes / 4) - 3;
     float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     use(x, n, 2, 10, "unmapped: two calls");
@@ -140,7 +190,7 @@ static void unmapped(void)
 static void discarded(void)
 {
     fresh();
-    size_t bytes = 8 * MIB;
+    size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
     float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     use(x, n, 2, 30, "discarded: two calls");
@@ -157,7 +207,7 @@ static void discarded(void)
 static void moved(void)
 {
     fresh();
-    size_t bytes = 8 * MIB;
+    size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
     float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     char *hole = map(NULL, 2 * bytes, MAP_PRIVATE | MAP_ANONYMOUS);
@@ -179,7 +229,7 @@ static void moved(void)
 static void temporaries(void)
 {
     fresh();
-    size_t bytes = 6 * MIB;
+    size_t bytes = 34 * MIB;
     int64_t n = (int64_t)(bytes / 4);
     float *first = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     munmap(first, bytes);
@@ -203,33 +253,33 @@ static void not_cached(void)
 {
     fresh();
     /* a shared mapping can lose its pages without an event: never pinned */
-    size_t bytes = 8 * MIB;
+    size_t bytes = 36 * MIB;
     float *s = map(NULL, bytes, MAP_SHARED | MAP_ANONYMOUS);
     int got = use(s, (int64_t)(bytes / 4), 5, 90, "shared mapping: five calls");
     CHECK(got == 0, "shared mapping: never pinned", "%d pinned", got);
     munmap(s, bytes);
-    /* below 4 MiB: staging is cheap there, pinning is not */
-    int64_t n = (int64_t)(3 * MIB / 4);
+    /* 32 MiB or less may lie in the heap, where free() unmaps nothing: never pinned */
+    int64_t n = (int64_t)(32 * MIB / 4);
     float *x = malloc((size_t)n * 4);
-    got = use(x, n, 5, 100, "3 MiB array: five calls");
-    CHECK(got == 0, "3 MiB array: never pinned", "%d pinned", got);
+    got = use(x, n, 5, 100, "32 MiB array: five calls");
+    CHECK(got == 0, "32 MiB array: never pinned", "%d pinned", got);
     free(x);
 }
 
 static void limited(void)
 {
     fresh();
-    size_t bytes = 12 * MIB;
+    size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
     float *a = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     float *b = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
-    CHECK_OK(cufort_pin_cache_limit(20 * MIB), "limit: 20 MiB");
+    CHECK_OK(cufort_pin_cache_limit(60 * MIB), "limit: 60 MiB");
     use(a, n, 2, 110, "limit: a, two calls");
     int with_a = pinned_arrays(NULL);
     use(b, n, 2, 120, "limit: b, two calls");
     int64_t held = 0;
     int with_b = pinned_arrays(&held);
-    CHECK(with_a == 1 && with_b == 1 && held <= (int64_t)(20 * MIB),
+    CHECK(with_a == 1 && with_b == 1 && held <= (int64_t)(60 * MIB),
           "limit: b's pin pushed a's out", "%d then %d pinned, %lld bytes", with_a, with_b,
           (long long)held);
     use(a, n, 3, 130, "limit: a again, three calls");
@@ -246,7 +296,7 @@ static void limited(void)
 static void transforms(void)
 {
     struct { int64_t nx, batch; const char *what; } cases[] = {
-        {1 << 20, 1, "fft 2^20 C2C"}, {4096, 512, "fft 4096 x 512 C2C (in parts once pinned)"}};
+        {1 << 23, 1, "fft 2^23 C2C"}, {4096, 1280, "fft 4096 x 1280 C2C (in parts once pinned)"}};
     for (int k = 0; k < 2; k++) {
         fresh();
         size_t n = (size_t)(cases[k].nx * cases[k].batch);
@@ -282,12 +332,54 @@ static void transforms(void)
     }
 }
 
+/* the GEMM engine on a 34 MiB A used again and again: whatever the cache takes of its panels, every
+ * call's C is the first call's, and right against a double-precision reference */
+static void gemm_panels(void)
+{
+    fresh();
+    int64_t m = 8192, k = 1100, n = 8;
+    float *a = malloc((size_t)(m * k) * 4), *b = malloc((size_t)(k * n) * 4);
+    float *c = malloc((size_t)(m * n) * 4), *first = malloc((size_t)(m * n) * 4);
+    for (int64_t i = 0; i < m * k; i++)
+        a[i] = (float)ck_randd() - 0.5f;
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = (float)ck_randd() - 0.5f;
+    int failed = 0, differ = 0;
+    for (int call = 0; call < 5 && !failed; call++) {
+        for (int64_t i = 0; i < m * n; i++)
+            c[i] = NAN;
+        failed = cufort_sgemm_host('N', 'N', m, n, k, 1.0f, a, m, b, k, 0.0f, c, m) != 0;
+        if (call == 0)
+            memcpy(first, c, (size_t)(m * n) * 4);
+        differ += memcmp(c, first, (size_t)(m * n) * 4) != 0;
+    }
+    double worst = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i += 97) {
+            double ref = 0, mag = 0;
+            for (int64_t l = 0; l < k; l++) {
+                ref += (double)a[i + l * m] * b[l + j * k];
+                mag += fabs((double)a[i + l * m] * b[l + j * k]);
+            }
+            worst = fmax(worst, fabs(c[i + j * m] - ref) / (mag + 1e-30));
+        }
+    printf("# gemm_panels: %d arrays pinned after five calls\n", pinned_arrays(NULL));
+    CHECK(!failed && differ == 0 && worst < 1e-5,
+          "gemm engine: five SGEMMs on a 34 MiB A, results as the first and right",
+          "failed %d (%s), %d calls differ, worst relative error %.3g", failed,
+          cufort_last_error(), differ, worst);
+    free(a);
+    free(b);
+    free(c);
+    free(first);
+}
+
 /* a fork's child: the parent's pin is not its business, and unmapping the array (the child's copy)
  * must not wait for a watcher thread the child does not have */
 static void forked(void)
 {
     fresh();
-    size_t bytes = 8 * MIB;
+    size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
     float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     use(x, n, 2, 400, "fork: two calls before");
@@ -314,7 +406,7 @@ static void forked(void)
 /* threads: each its own array, one of them remapping its array between calls */
 static int thread_body(int id, char *err, size_t errlen)
 {
-    size_t bytes = 8 * MIB;
+    size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
     float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
     int fails = 0;
@@ -344,8 +436,8 @@ int main(void)
     if (!can_watch) {
         /* the cache is off here: results must still be right, and nothing pinned */
         printf("# skipped: no userfaultfd on this host; the pin cache never pins\n");
-        float *x = malloc(16 * MIB);
-        int got = use(x, (int64_t)(4 * MIB), 4, 0, "no watching: four calls");
+        float *x = malloc(40 * MIB);
+        int got = use(x, (int64_t)(10 * MIB), 4, 0, "no watching: four calls");
         CHECK(got == 0, "no watching: nothing pinned", "%d pinned", got);
         free(x);
         cufort_shutdown();
@@ -353,6 +445,8 @@ int main(void)
     }
     repeated();
     neighbours();
+    grown();
+    straddled();
     unmapped();
     discarded();
     moved();
@@ -360,18 +454,19 @@ int main(void)
     not_cached();
     limited();
     transforms();
+    gemm_panels();
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");
     /* pins go with the context */
     fresh();
-    float *x = malloc(8 * MIB);
-    use(x, (int64_t)(2 * MIB), 2, 300, "before shutdown: two calls");
+    float *x = malloc(40 * MIB);
+    use(x, (int64_t)(10 * MIB), 2, 300, "before shutdown: two calls");
     int before = pinned_arrays(NULL);
     cufort_shutdown();
     CHECK(before == 1 && pinned_arrays(NULL) == 0, "shutdown unpins", "%d then %d pinned", before,
           pinned_arrays(NULL));
     CHECK_OK(cufort_init(), "init again");
-    use(x, (int64_t)(2 * MIB), 3, 310, "a second life: three calls");
+    use(x, (int64_t)(10 * MIB), 3, 310, "a second life: three calls");
     CHECK(pinned_arrays(NULL) == 1, "a second life: pinned again", "%d pinned", pinned_arrays(NULL));
     free(x);
     cufort_shutdown();

@@ -2,6 +2,7 @@
  * A vector of n elements at stride inc is moved as n "columns" of one element, inc apart, so
  * vectors and matrices share one path: cols columns of rows elements, ld apart on each side. */
 #include "internal.h"
+#include "pin_cache.h"
 
 static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t cols, int64_t es,
                 const void *src, int64_t sld, void *dst, int64_t dld, cufort_stream stream,
@@ -30,6 +31,9 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
         sld = dld = rows;
         cols = 1;
     }
+    if (kind != CUFORT_D2D)
+        cufort_pin_cache_clear_way(kind == CUFORT_H2D ? src : dst,
+                                   (size_t)(cufort_extent_mat(rows, cols, kind == CUFORT_H2D ? sld : dld) * es));
     return cufort_in(fn, cufort_ops()->copy2d(dst, (size_t)(dld * es), src, (size_t)(sld * es),
                                               (size_t)(rows * es), (size_t)cols, kind, stream,
                                               async));

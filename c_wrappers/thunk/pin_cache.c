@@ -1,7 +1,8 @@
 /* pin_cache.c — host arrays that thunked calls keep passing, pinned in place (pin_cache.h).
- * The table is small and scanned whole.  An entry is the whole pages inside an array, and entries
- * never overlap (the driver refuses to pin a page twice, and a watch shared by two entries could
- * not be dropped for one); the partial pages at an array's ends are copied as they are.
+ * The table is small and scanned whole.  An entry is the whole pages inside an array; entries that
+ * are watched or pinned never overlap (the driver refuses to pin a page twice, and a watch shared by
+ * two entries could not be dropped for one).  The partial pages at an array's ends are copied as
+ * they are.
  * Pinning (milliseconds) runs outside the lock, so the watcher, which takes the lock to report a
  * lost range, never waits for it; an entry lost meanwhile is unpinned by the thread that pinned it. */
 #define _GNU_SOURCE
@@ -14,7 +15,12 @@
 #include "range_watch.h"
 
 enum { ENTRIES = 64, FIRST_NEED = 3, MOST_NEED = 1 << 12 };
-#define MIN_BYTES ((size_t)4 << 20)
+/* Over 32 MiB: glibc serves every such malloc with a mapping of its own (32 MiB is the most its
+ * mmap threshold grows to), so free() unmaps it, which the watcher hears.  A smaller array may lie
+ * in the heap, where free() leaves the pages mapped and pinned under whatever malloc puts there
+ * next; a copy that starts inside a pin and runs past its end fails in the driver
+ * (cudaErrorInvalidValue, bench/NOTES_fft.md v10), so such stale pins must not happen. */
+#define MIN_BYTES (((size_t)32 << 20) + 1)
 
 typedef enum { SEEN, WATCHED, PINNING, PINNED, REFUSED } pin_state;
 
@@ -29,6 +35,7 @@ typedef struct {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry table[ENTRIES];
 static int entries;
+static int pins;                /* PINNED entries (atomic reads without the lock) */
 static uint64_t tick;
 static size_t pinned;           /* bytes, PINNING entries included */
 static int64_t limit = -1;      /* -1: not read yet */
@@ -81,6 +88,7 @@ static void release(entry *e)
         if (cufort_ops())
             backend_pin(cufort_ops(), e->start, 0, 0);
         pinned -= e->end - e->start;
+        __atomic_store_n(&pins, pins - 1, __ATOMIC_RELAXED);
     }
     if (e->state == WATCHED || e->state == PINNED)
         cufort_unwatch(e->start, e->end - e->start);
@@ -122,6 +130,7 @@ static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void after_fork_child(void)
 {
     entries = 0;
+    pins = 0;
     pinned = 0;
     watching = 0;
     cufort_watch_forget();
@@ -193,6 +202,21 @@ static void make_room(size_t bytes, const entry *keep)
     }
 }
 
+/* Entries that are only counted may overlap; watched and pinned ones may not.  A range about to be
+ * watched takes over from those it overlaps (x(1:n) after x(1:m), m < n, in turn, gets the pin);
+ * two ranges used in turns lose it in turns, each needing twice the sightings the next time. */
+static int take_over(entry *e)
+{
+    for (int k = 0; k < entries; k++)
+        if (&table[k] != e && table[k].state == PINNING && overlaps(&table[k], e->start, e->end))
+            return 0;   /* at a later sighting */
+    for (int k = 0; k < entries; k++)
+        if (&table[k] != e && (table[k].state == WATCHED || table[k].state == PINNED) &&
+            overlaps(&table[k], e->start, e->end))
+            release(&table[k]);
+    return 1;
+}
+
 /* the entry's need-th sighting, lock held (dropped while the driver pins): 1 when pinned */
 static int pin(entry *e)
 {
@@ -226,6 +250,7 @@ static int pin(entry *e)
     e = &table[i];
     if (!rc && !e->lost) {
         e->state = PINNED;
+        __atomic_store_n(&pins, pins + 1, __ATOMIC_RELAXED);
         return 1;
     }
     if (!rc)
@@ -291,29 +316,18 @@ static int held_part(const entry *e, const void *p, size_t bytes, uintptr_t *lo,
 int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    if (bytes < MIN_BYTES)
-        return 0;
     pthread_once(&once, hook);   /* outside the lock: reset hooks run under the context's lock */
     uintptr_t start, end;
     inner_pages(p, bytes, &start, &end);
     pthread_mutex_lock(&lock);
-    int now = held_part(holder(p, bytes), p, bytes, lo, hi);
-    int i = now || !ready() ? -2 : find(start, end);
+    int now = held_part(holder(p, bytes), p, bytes, lo, hi);   /* a part of a pinned array too */
+    int i = now || bytes < MIN_BYTES || !ready() ? -2 : find(start, end);
     if (i == -1) {
-        int clash = 0;   /* entries that are merely counted give way to the new range */
-        for (int k = entries - 1; k >= 0; k--)
-            if (overlaps(&table[k], start, end)) {
-                if (table[k].state == SEEN || table[k].state == REFUSED)
-                    drop(k);
-                else
-                    clash = 1;
-            }
-        if (!clash)
-            add(start, end);
+        add(start, end);
     } else if (i >= 0) {
         entry *e = &table[i];
         e->used = ++tick;
-        if (e->state == SEEN && ++e->sightings >= e->need - 1)
+        if (e->state == SEEN && ++e->sightings >= e->need - 1 && take_over(e))
             e->state = cufort_watch(start, end - start) ? REFUSED : WATCHED;
         else if (e->state == WATCHED && ++e->sightings >= e->need && pin(e))
             now = held_part(holder(p, bytes), p, bytes, lo, hi);
@@ -331,6 +345,19 @@ int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t
     int held = held_part(e, p, bytes, lo, hi);
     pthread_mutex_unlock(&lock);
     return held;
+}
+
+void cufort_pin_cache_clear_way(const void *p, size_t bytes)
+{
+    if (!__atomic_load_n(&pins, __ATOMIC_RELAXED))
+        return;
+    uintptr_t start = (uintptr_t)p, end = start + bytes;
+    pthread_mutex_lock(&lock);
+    for (int k = entries - 1; k >= 0; k--)
+        if (table[k].state == PINNED && table[k].start <= start && start < table[k].end &&
+            end > table[k].end)
+            drop(k);
+    pthread_mutex_unlock(&lock);
 }
 
 void cufort_pin_cache_forget(const void *p, size_t bytes)

@@ -3,10 +3,12 @@
  * (cudaHostRegister, ~9 ms for 128 MiB on the H100's host) lets every later call DMA it directly.
  * Pinning is only safe while the addresses keep their pages, so a range is pinned only once it is
  * watched (range_watch.h), and its pin is dropped the moment the kernel reports it unmapped,
- * moved or discarded.  Policy, per contiguous array of at least MIN_BYTES: the 2nd sighting watches
- * it, the 3rd pins it; a range that loses its pages starts again with twice the sightings needed
- * (a temporary allocated and freed on every call stops costing anything).  The pinned bytes are
- * capped (cufort_pin_cache_limit, CUFORT_PIN_CACHE_MB; the least recently used pin goes first). */
+ * moved or discarded.  Policy, per contiguous array over MIN_BYTES (its whole pages): the
+ * 2nd sighting watches it, the 3rd pins it; a range that loses its pages or its pin starts again
+ * with twice the sightings needed (a temporary allocated and freed on every call soon stops
+ * costing anything); a range about to be watched takes over from the ones it overlaps; any part
+ * of a pinned array is served from the pin.  The pinned bytes are capped (cufort_pin_cache_limit,
+ * CUFORT_PIN_CACHE_MB; the least recently used pin goes first). */
 #ifndef CUFORT_PIN_CACHE_H
 #define CUFORT_PIN_CACHE_H
 
@@ -18,6 +20,9 @@
  * offer counts a sighting (and may pin); holds does not. */
 int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
 int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
+/* before a plain copy of [p, p + bytes): the driver refuses a copy that starts inside a pinned
+ * range and runs past its end, so such a pin is dropped first */
+void cufort_pin_cache_clear_way(const void *p, size_t bytes);
 /* drop whatever the cache holds of [p, p + bytes): the program pins it itself */
 void cufort_pin_cache_forget(const void *p, size_t bytes);
 

@@ -320,6 +320,8 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
                        size_t width, size_t cols, cufort_copy_kind kind)
 {
     const cufort_backend_ops *ops = cufort_ops();
+    size_t pitch = kind == CUFORT_H2D ? spitch : dpitch;
+    cufort_pin_cache_clear_way(kind == CUFORT_H2D ? src : dst, pitch * (cols - 1) + width);
     TRACE_HOST('D', width * cols, kind);
     int rc = ops->copy2d(dst, dpitch, src, spitch, width, cols, kind, s, 1);
     TRACE_GPU(s, 'd', width * cols, kind);
