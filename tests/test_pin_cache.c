@@ -73,6 +73,16 @@ static void *map(void *at, size_t bytes, int flags)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* from an empty table, a new private mapping whose first n floats two calls pin (checked) */
+static float *pinned_mapping(size_t bytes, int64_t n, int gen, const char *what)
+{
+    fresh();
+    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    use(x, n, 2, gen, ckf("%s: two calls", what));
+    CHECK(pinned_arrays(NULL) == 1, ckf("%s: pinned", what), "%d pinned", pinned_arrays(NULL));
+    return x;
+}
+
 static void repeated(void)
 {
     fresh();
@@ -171,12 +181,9 @@ static void straddled(void)
  * same addresses must be read, not the old pages */
 static void unmapped(void)
 {
-    fresh();
     size_t bytes = 40 * MIB + 4096;
     int64_t n = (int64_t)(bytes / 4) - 3;
-    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
-    use(x, n, 2, 10, "unmapped: two calls");
-    CHECK(pinned_arrays(NULL) == 1, "unmapped: pinned", "%d pinned", pinned_arrays(NULL));
+    float *x = pinned_mapping(bytes, n, 10, "unmapped");
     munmap(x, bytes);
     CHECK(pinned_arrays(NULL) == 0, "unmapped: unpinned when munmap returns", "%d pinned",
           pinned_arrays(NULL));
@@ -189,12 +196,9 @@ static void unmapped(void)
 /* pinned, then part of it discarded (the pages read as zeros after) */
 static void discarded(void)
 {
-    fresh();
     size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
-    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
-    use(x, n, 2, 30, "discarded: two calls");
-    CHECK(pinned_arrays(NULL) == 1, "discarded: pinned", "%d pinned", pinned_arrays(NULL));
+    float *x = pinned_mapping(bytes, n, 30, "discarded");
     madvise((char *)x + 3 * MIB, 64 << 10, MADV_DONTNEED);
     CHECK(pinned_arrays(NULL) == 0 && x[3 * MIB / 4] == 0.0f,
           "discarded: unpinned when madvise returns, the pages zeros", "%d pinned, x = %g",
@@ -206,12 +210,10 @@ static void discarded(void)
 /* pinned, then moved by mremap to addresses of its own */
 static void moved(void)
 {
-    fresh();
     size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
-    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    float *x = pinned_mapping(bytes, n, 50, "moved");
     char *hole = map(NULL, 2 * bytes, MAP_PRIVATE | MAP_ANONYMOUS);
-    use(x, n, 2, 50, "moved: two calls");
     float *y = mremap(x, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, hole);
     CHECK(y == (float *)hole && pinned_arrays(NULL) == 0,
           "moved: unpinned when mremap returns", "moved to %p (want %p), %d pinned", (void *)y,
@@ -378,11 +380,9 @@ static void gemm_panels(void)
  * must not wait for a watcher thread the child does not have */
 static void forked(void)
 {
-    fresh();
     size_t bytes = 36 * MIB;
     int64_t n = (int64_t)(bytes / 4);
-    float *x = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
-    use(x, n, 2, 400, "fork: two calls before");
+    float *x = pinned_mapping(bytes, n, 400, "fork");
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -424,6 +424,22 @@ static int thread_body(int id, char *err, size_t errlen)
     return fails;
 }
 
+/* thread 0 turns the cache off and on again and again while the others copy through their pins:
+ * a pin in use stays until its copy is done */
+static int churn_body(int id, char *err, size_t errlen)
+{
+    if (id == 0) {
+        for (int i = 0; i < 40; i++) {
+            cufort_pin_cache_limit(0);
+            usleep(2000);
+            cufort_pin_cache_limit(-1);
+            usleep(3000);
+        }
+        return 0;
+    }
+    return thread_body(id, err, errlen);
+}
+
 int main(void)
 {
     setenv("CUFORT_STAGING_THREADS", "3", 0);
@@ -457,6 +473,7 @@ int main(void)
     gemm_panels();
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");
+    ck_threads(4, churn_body, "own arrays while another thread turns the cache off and on");
     /* pins go with the context */
     fresh();
     float *x = malloc(40 * MIB);

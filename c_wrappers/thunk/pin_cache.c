@@ -30,13 +30,16 @@ typedef struct {
     int sightings, need;   /* watched at sighting need - 1, pinned at need */
     int lost;              /* its pages went while it was being pinned */
     uint64_t used;         /* the last sighting, for least-recently-used eviction */
+    uint64_t id;           /* names the entry to cufort_pin_cache_done (entries move in the table) */
+    int users;             /* copies from or to the pin under way: it stays until they are done */
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;   /* a pin's last copy is done */
 static entry table[ENTRIES];
 static int entries;
 static int pins;                /* PINNED entries (atomic reads without the lock) */
-static uint64_t tick;
+static uint64_t tick, ids;
 static size_t pinned;           /* bytes, PINNING entries included */
 static int64_t limit = -1;      /* -1: not read yet */
 static int watching = -1;       /* -1: not tried yet; 0: userfaultfd refused here, or a child */
@@ -101,12 +104,39 @@ static void drop(int i)
     table[i] = table[--entries];
 }
 
+static int by_id(uint64_t id)
+{
+    for (int i = 0; i < entries; i++)
+        if (table[i].id == id)
+            return i;
+    return -1;
+}
+
+/* lock held: the index of entry `id` once no copy uses its pin (-1 if it went meanwhile) */
+static int once_idle(uint64_t id)
+{
+    int i;
+    while ((i = by_id(id)) >= 0 && table[i].users > 0)
+        pthread_cond_wait(&idle, &lock);
+    return i;
+}
+
+/* watched, pinned or being pinned, and not yet marked lost */
+static int holds_pages(const entry *e)
+{
+    return e->state == WATCHED || e->state == PINNED || (e->state == PINNING && !e->lost);
+}
+
 /* the watcher's report (its lock held): every entry touching [start, end) lost its pages */
 static void lost(uintptr_t start, uintptr_t end)
 {
     for (int i = 0; i < entries; i++)
-        if (overlaps(&table[i], start, end) && table[i].state != SEEN && table[i].state != REFUSED)
-            release(&table[i]);
+        if (overlaps(&table[i], start, end) && holds_pages(&table[i])) {
+            int k = once_idle(table[i].id);   /* a copy under way has pages to finish with */
+            if (k >= 0)
+                release(&table[k]);
+            i = -1;   /* the table may have changed while waiting: look again */
+        }
 }
 
 /* shutdown and device changes: the pins belong to the context that goes */
@@ -184,7 +214,7 @@ static void add(uintptr_t start, uintptr_t end)
             return;
         drop(victim);
     }
-    table[entries++] = (entry){start, end, SEEN, 1, FIRST_NEED, 0, ++tick};
+    table[entries++] = (entry){start, end, SEEN, 1, FIRST_NEED, 0, ++tick, ++ids, 0};
 }
 
 /* free pinned bytes for `bytes` more, least recently seen first */
@@ -193,7 +223,7 @@ static void make_room(size_t bytes, const entry *keep)
     while (pinned + bytes > (size_t)limit) {
         entry *oldest = NULL;
         for (int i = 0; i < entries; i++)
-            if (table[i].state == PINNED && &table[i] != keep &&
+            if (table[i].state == PINNED && &table[i] != keep && table[i].users == 0 &&
                 (!oldest || table[i].used < oldest->used))
                 oldest = &table[i];
         if (!oldest)
@@ -208,7 +238,8 @@ static void make_room(size_t bytes, const entry *keep)
 static int take_over(entry *e)
 {
     for (int k = 0; k < entries; k++)
-        if (&table[k] != e && table[k].state == PINNING && overlaps(&table[k], e->start, e->end))
+        if (&table[k] != e && (table[k].state == PINNING || table[k].users > 0) &&
+            overlaps(&table[k], e->start, e->end))
             return 0;   /* at a later sighting */
     for (int k = 0; k < entries; k++)
         if (&table[k] != e && (table[k].state == WATCHED || table[k].state == PINNED) &&
@@ -313,14 +344,25 @@ static int held_part(const entry *e, const void *p, size_t bytes, uintptr_t *lo,
     return 1;
 }
 
-int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi)
+/* the pin of entry `e` serves a copy: counted until cufort_pin_cache_done */
+static int use(const entry *e, const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi,
+               uint64_t *id)
+{
+    if (!held_part(e, p, bytes, lo, hi))
+        return 0;
+    ((entry *)e)->users++;
+    *id = e->id;
+    return 1;
+}
+
+int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi, uint64_t *id)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, hook);   /* outside the lock: reset hooks run under the context's lock */
     uintptr_t start, end;
     inner_pages(p, bytes, &start, &end);
     pthread_mutex_lock(&lock);
-    int now = held_part(holder(p, bytes), p, bytes, lo, hi);   /* a part of a pinned array too */
+    int now = use(holder(p, bytes), p, bytes, lo, hi, id);   /* a part of a pinned array too */
     int i = now || bytes < MIN_BYTES || !ready() ? -2 : find(start, end);
     if (i == -1) {
         add(start, end);
@@ -330,7 +372,7 @@ int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t
         if (e->state == SEEN && ++e->sightings >= e->need - 1 && take_over(e))
             e->state = cufort_watch(start, end - start) ? REFUSED : WATCHED;
         else if (e->state == WATCHED && ++e->sightings >= e->need && pin(e))
-            now = held_part(holder(p, bytes), p, bytes, lo, hi);
+            now = use(holder(p, bytes), p, bytes, lo, hi, id);
     }
     pthread_mutex_unlock(&lock);
     return now;
@@ -347,6 +389,23 @@ int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t
     return held;
 }
 
+void cufort_pin_cache_done(uint64_t id)
+{
+    pthread_mutex_lock(&lock);
+    int i = by_id(id);
+    if (i >= 0 && table[i].users > 0 && --table[i].users == 0)
+        pthread_cond_broadcast(&idle);
+    pthread_mutex_unlock(&lock);
+}
+
+/* lock held: drop entry k once no copy uses it (the table may change meanwhile) */
+static void drop_idle(int k)
+{
+    int i = once_idle(table[k].id);
+    if (i >= 0)
+        drop(i);
+}
+
 void cufort_pin_cache_clear_way(const void *p, size_t bytes)
 {
     if (!__atomic_load_n(&pins, __ATOMIC_RELAXED))
@@ -355,8 +414,10 @@ void cufort_pin_cache_clear_way(const void *p, size_t bytes)
     pthread_mutex_lock(&lock);
     for (int k = entries - 1; k >= 0; k--)
         if (table[k].state == PINNED && table[k].start <= start && start < table[k].end &&
-            end > table[k].end)
-            drop(k);
+            end > table[k].end) {
+            drop_idle(k);
+            k = entries;   /* look again */
+        }
     pthread_mutex_unlock(&lock);
 }
 
@@ -365,8 +426,10 @@ void cufort_pin_cache_forget(const void *p, size_t bytes)
     uintptr_t start = (uintptr_t)p, end = start + bytes;
     pthread_mutex_lock(&lock);
     for (int k = entries - 1; k >= 0; k--)
-        if (overlaps(&table[k], start, end))
-            drop(k);
+        if (overlaps(&table[k], start, end)) {
+            drop_idle(k);
+            k = entries;   /* look again */
+        }
     pthread_mutex_unlock(&lock);
 }
 
@@ -376,7 +439,7 @@ int cufort_pin_cache_limit(int64_t bytes)
     pthread_mutex_lock(&lock);
     limit = bytes < 0 ? default_limit() : bytes;
     while (limit == 0 && entries > 0)
-        drop(entries - 1);
+        drop_idle(entries - 1);
     make_room(0, NULL);
     pthread_mutex_unlock(&lock);
     return CUFORT_SUCCESS;

@@ -330,9 +330,10 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
 
 /* An array the pin cache holds (a contiguous one passed again and again): its whole pages go by
  * DMA from where they lie, first; the partial pages at its ends, which the cache never pins, as
- * small pageable copies. */
+ * small pageable copies.  An upload too is waited for: the pin may go (another thread's larger
+ * range, the cap) once its copy is done, and only then. */
 static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uintptr_t lo,
-                       uintptr_t hi, cufort_copy_kind kind)
+                       uintptr_t hi, uint64_t pin, cufort_copy_kind kind)
 {
     const cufort_backend_ops *ops = cufort_ops();
     size_t from[3] = {lo - (uintptr_t)host, 0, hi - (uintptr_t)host};
@@ -345,7 +346,9 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
                      ? ops->copy2d(dev + from[k], size[k], host + from[k], size[k], size[k], 1, kind, s, 1)
                      : ops->copy2d(host + from[k], size[k], dev + from[k], size[k], size[k], 1, kind, s, 1);
     TRACE_GPU(s, 'd', bytes, kind);
-    return rc || kind == CUFORT_H2D ? rc : ops->stream_synchronize(s);
+    int sync = ops->stream_synchronize(s);
+    cufort_pin_cache_done(pin);
+    return rc ? rc : sync;
 }
 
 static int workers_for(size_t bytes)
@@ -495,11 +498,12 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
                               size_t width, size_t cols)
 {
     uintptr_t lo, hi;
+    uint64_t pin;
     merge_columns(&hpitch, &width, &cols);
     if (direct(host, hpitch, width, cols))
         return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
-    if (cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi))
-        return cached_copy(s, dev, (char *)host, width, lo, hi, CUFORT_H2D);
+    if (cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
+        return cached_copy(s, dev, (char *)host, width, lo, hi, pin, CUFORT_H2D);
     return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL);
 }
 
@@ -515,10 +519,11 @@ int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, co
                                   const void *ctx)
 {
     uintptr_t lo, hi;
+    uint64_t pin;
     merge_columns(&hpitch, &width, &cols);
     if (!combine && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
-    if (!combine && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi))
-        return cached_copy(s, (char *)dev, host, width, lo, hi, CUFORT_D2H);
+    if (!combine && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
+        return cached_copy(s, (char *)dev, host, width, lo, hi, pin, CUFORT_D2H);
     return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, ctx);
 }
