@@ -1,6 +1,6 @@
 /* pin_cache.h — a host array that thunked calls keep passing stays pinned between them.
  * Staging a pageable array costs a pass through host memory on each call; pinning it in place once
- * (cudaHostRegister, ~9 ms for 128 MiB on the H100's host) lets every later call DMA it directly.
+ * (cudaHostRegister, 4-10 ms for 128 MiB on the H100's host) lets every later call DMA it directly.
  * Pinning is only safe while the addresses keep their pages, so a range is pinned only once it is
  * watched (range_watch.h), and its pin is dropped the moment the kernel reports it unmapped,
  * moved or discarded.  Policy, per contiguous array over MIN_BYTES (its whole pages): the
@@ -17,8 +17,8 @@
 
 /* A contiguous host array about to be copied, and an array the cache holds: 1 when the cache holds
  * [p, p + bytes) pinned but for less than a page at either end; [*lo, *hi) is the pinned part.
- * offer counts a sighting (and may pin); when it returns 1, the pin stays (nothing drops it) until
- * the copy, done, hands *id to cufort_pin_cache_done.  holds only asks. */
+ * offer counts a sighting (and may pin); when it returns 1, the pin stays (nothing but a shutdown
+ * drops it) until the copy, done, hands *id to cufort_pin_cache_done.  holds only asks. */
 int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi, uint64_t *id);
 void cufort_pin_cache_done(uint64_t id);
 int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
