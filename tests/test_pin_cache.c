@@ -293,6 +293,32 @@ static void limited(void)
     munmap(b, bytes);
 }
 
+/* under a cap for two pins, a third pin pushes out the least recently used one: b, pinned after a
+ * but not used since a's last call (a discard on b then finds nothing pinned there) */
+static void recently_used(void)
+{
+    fresh();
+    size_t bytes = 36 * MIB;
+    int64_t n = (int64_t)(bytes / 4);
+    float *a = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    float *b = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    float *c = map(NULL, bytes, MAP_PRIVATE | MAP_ANONYMOUS);
+    CHECK_OK(cufort_pin_cache_limit(80 * MIB), "least recently used: limit 80 MiB");
+    use(a, n, 2, 700, "least recently used: a, two calls");
+    use(b, n, 2, 710, "least recently used: b, two calls");
+    use(a, n, 1, 720, "least recently used: a again");
+    use(c, n, 2, 730, "least recently used: c, two calls");
+    int with_c = pinned_arrays(NULL);
+    madvise((char *)b + MIB, 64 << 10, MADV_DONTNEED);
+    int after = pinned_arrays(NULL);
+    CHECK(with_c == 2 && after == 2, "least recently used: c's pin pushed out b's, not a's",
+          "%d pinned with c, %d after discarding part of b", with_c, after);
+    CHECK_OK(cufort_pin_cache_limit(-1), "least recently used: back to the default");
+    munmap(a, bytes);
+    munmap(b, bytes);
+    munmap(c, bytes);
+}
+
 /* out-of-place transforms: both arrays pinned from the third call; a batch then goes in parts
  * (fft_pipeline.c), all of it checked against the first, staged, result */
 static void transforms(void)
@@ -469,6 +495,7 @@ int main(void)
     temporaries();
     not_cached();
     limited();
+    recently_used();
     transforms();
     gemm_panels();
     forked();

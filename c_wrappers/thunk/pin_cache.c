@@ -322,11 +322,11 @@ static void inner_pages(const void *p, size_t bytes, uintptr_t *start, uintptr_t
 }
 
 /* a pinned entry holding [p, p + bytes) but for less than a page at either end, lock held */
-static const entry *holder(const void *p, size_t bytes)
+static entry *holder(const void *p, size_t bytes)
 {
     uintptr_t start = (uintptr_t)p, end = start + bytes, pg = page_size();
     for (int i = 0; i < entries; i++) {
-        const entry *e = &table[i];
+        entry *e = &table[i];
         if (e->state == PINNED && overlaps(e, start, end) && start + pg > e->start &&
             e->end + pg > end)
             return e;
@@ -334,23 +334,17 @@ static const entry *holder(const void *p, size_t bytes)
     return NULL;
 }
 
-static int held_part(const entry *e, const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi)
+/* the pin of entry `e` (if any) serves a copy of [p, p + bytes), [*lo, *hi) of it pinned: counted
+ * until cufort_pin_cache_done, and recently used */
+static int use(entry *e, const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi, uint64_t *id)
 {
     if (!e)
         return 0;
     uintptr_t start = (uintptr_t)p, end = start + bytes;
     *lo = start > e->start ? start : e->start;
     *hi = end < e->end ? end : e->end;
-    return 1;
-}
-
-/* the pin of entry `e` serves a copy: counted until cufort_pin_cache_done */
-static int use(const entry *e, const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi,
-               uint64_t *id)
-{
-    if (!held_part(e, p, bytes, lo, hi))
-        return 0;
-    ((entry *)e)->users++;
+    e->users++;
+    e->used = ++tick;
     *id = e->id;
     return 1;
 }
@@ -378,13 +372,10 @@ int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t
     return now;
 }
 
-int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi)
+int cufort_pin_cache_holds(const void *p, size_t bytes)
 {
     pthread_mutex_lock(&lock);
-    const entry *e = holder(p, bytes);
-    if (e)
-        ((entry *)e)->used = ++tick;
-    int held = held_part(e, p, bytes, lo, hi);
+    int held = holder(p, bytes) != NULL;
     pthread_mutex_unlock(&lock);
     return held;
 }

@@ -15,13 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A contiguous host array about to be copied, and an array the cache holds: 1 when the cache holds
- * [p, p + bytes) pinned but for less than a page at either end; [*lo, *hi) is the pinned part.
- * offer counts a sighting (and may pin); when it returns 1, the pin stays (nothing but a shutdown
- * drops it) until the copy, done, hands *id to cufort_pin_cache_done.  holds only asks. */
+/* A contiguous host array about to be copied: 1 when the cache holds [p, p + bytes) pinned but for
+ * less than a page at either end; [*lo, *hi) is the pinned part.  offer counts a sighting (and may
+ * pin); when it returns 1, the pin stays (nothing but a shutdown drops it) until the copy, done,
+ * hands *id to cufort_pin_cache_done.  holds only asks whether it would return 1. */
 int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi, uint64_t *id);
 void cufort_pin_cache_done(uint64_t id);
-int cufort_pin_cache_holds(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi);
+int cufort_pin_cache_holds(const void *p, size_t bytes);
 /* before a plain copy of [p, p + bytes): the driver refuses a copy that starts inside a pinned
  * range and runs past its end, so such a pin is dropped first */
 void cufort_pin_cache_clear_way(const void *p, size_t bytes);

@@ -92,8 +92,7 @@ int cufort_host_pinned(const void *p, size_t bytes)
 
 int cufort_host_dma_ready(const void *p, size_t bytes)
 {
-    uintptr_t lo, hi;
-    return cufort_host_pinned(p, bytes) || cufort_pin_cache_holds(p, bytes, &lo, &hi);
+    return cufort_host_pinned(p, bytes) || cufort_pin_cache_holds(p, bytes);
 }
 
 /* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
@@ -338,13 +337,13 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
     const cufort_backend_ops *ops = cufort_ops();
     size_t from[3] = {lo - (uintptr_t)host, 0, hi - (uintptr_t)host};
     size_t size[3] = {hi - lo, from[0], bytes - from[2]};
-    int rc = CUFORT_SUCCESS;
+    int rc = CUFORT_SUCCESS, up = kind == CUFORT_H2D;
     TRACE_HOST('D', bytes, kind);
-    for (int k = 0; k < 3 && !rc; k++)
+    for (int k = 0; k < 3 && !rc; k++) {
+        char *d = dev + from[k], *h = host + from[k];
         if (size[k])
-            rc = kind == CUFORT_H2D
-                     ? ops->copy2d(dev + from[k], size[k], host + from[k], size[k], size[k], 1, kind, s, 1)
-                     : ops->copy2d(host + from[k], size[k], dev + from[k], size[k], size[k], 1, kind, s, 1);
+            rc = ops->copy2d(up ? d : h, size[k], up ? h : d, size[k], size[k], 1, kind, s, 1);
+    }
     TRACE_GPU(s, 'd', bytes, kind);
     int sync = ops->stream_synchronize(s);
     cufort_pin_cache_done(pin);
