@@ -74,7 +74,8 @@ def call(fn, r, names):
 def device_entry(r, v):
     name = f"cufort_{v.name}"
     sig = proto(name, r, v)
-    body = [sig, "{", f'    static const char fn[] = "{name}";', "    int st = cufort_enter(fn);",
+    body = [sig, "{", f'    static const char fn[] = "{name}";', "    CUFORT_HOLD_GATE;",
+            "    int st = cufort_enter(fn);",
             "    if (st) return st;"] + check_call(r, v)
     body += null_checks(r) + quick(r)
     for a in r.args:
@@ -121,7 +122,7 @@ IO = {"in": "CUFORT_IN", "out": "CUFORT_OUT", "inout": "CUFORT_INOUT"}
 
 def thunk_entry(r, v):
     name = f"cufort_{v.name}_host"
-    body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";',
+    body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";', "    CUFORT_HOLD_GATE;",
             "    cufort_clear_error();", "    int st = CUFORT_SUCCESS;"] + check_call(r, v)
     body += null_checks(r) + quick(r)
     if r.group == "gemm":   # tiled, overlapped, out of core: c_wrappers/thunk/gemm_engine.c

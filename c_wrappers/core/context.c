@@ -1,6 +1,7 @@
 /* context.c — init/shutdown, backend and device choice, the per-thread BLAS stream.
  * One backend is active at a time; init and shutdown are serialised by one lock, and every
- * change bumps a generation counter that per-thread caches compare against. */
+ * change bumps a generation counter that per-thread caches compare against.  Shutdown and device
+ * changes close the gate (gate.h) first, so no call is inside while the state goes. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,16 +17,25 @@ static int requested_device = -1;        /* cufort_set_device before init */
 static struct { void (*fn)(void *); void *arg; } reset_hooks[16];   /* cufort_at_reset */
 static int hook_count;
 static _Thread_local cufort_stream thread_stream;
+static _Thread_local unsigned thread_stream_generation;   /* the session thread_stream belongs to */
 
 const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
 unsigned cufort_generation(void) { return atomic_load(&generation); }
 int cufort_current_device(void) { return device; }
-cufort_stream cufort_thread_stream(void) { return thread_stream; }
+/* A stream set before a shutdown or device change is gone with it: the thread is back on the
+ * default stream. */
+cufort_stream cufort_thread_stream(void)
+{
+    if (thread_stream && thread_stream_generation != cufort_generation())
+        thread_stream = NULL;
+    return thread_stream;
+}
 
 cufort_stream cufort_swap_thread_stream(cufort_stream stream)
 {
-    cufort_stream old = thread_stream;
+    cufort_stream old = cufort_thread_stream();
     thread_stream = stream;
+    thread_stream_generation = cufort_generation();
     return old;
 }
 int cufort_is_initialized(void) { return cufort_ops() != NULL; }
@@ -149,6 +159,7 @@ static int open_backend(int backend)
 
 int cufort_init_backend(int backend)
 {
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     if (backend != CUFORT_BACKEND_AUTO && backend != CUFORT_BACKEND_CUDA &&
         backend != CUFORT_BACKEND_HOST)
@@ -168,6 +179,7 @@ int cufort_init_backend(int backend)
 
 int cufort_init(void)
 {
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     if (cufort_ops())          /* idempotent: the environment only matters the first time */
         return CUFORT_SUCCESS;
@@ -191,14 +203,25 @@ static void run_reset_hooks(void)
         reset_hooks[i].fn(reset_hooks[i].arg);
 }
 
+static int destroy_stream(void *s) { return cufort_ops()->stream_destroy(s); }
+static int destroy_event(void *e) { return cufort_ops()->event_destroy(e); }
+
+/* Other threads' calls finish first (the gate); calls that arrive meanwhile wait, then find
+ * cufort shut down. */
 int cufort_shutdown(void)
 {
     cufort_clear_error();
+    int st = cufort_gate_close("cufort_shutdown");
+    if (st)
+        return st;
     pthread_mutex_lock(&lock);
     const cufort_backend_ops *ops = cufort_ops();
     if (ops) {
+        ops->synchronize();   /* device-pointer calls may still run on what is about to go */
         run_reset_hooks();
         /* what the program left allocated goes with the context */
+        cufort_registry_drain(&cufort_live_events, destroy_event);
+        cufort_registry_drain(&cufort_live_streams, destroy_stream);
         cufort_registry_drain(&cufort_device_blocks, ops->free);
         cufort_registry_drain(&cufort_pinned_blocks, ops->host_free);
         cufort_registry_drain(&cufort_registered_ranges, ops->host_unregister);
@@ -207,6 +230,7 @@ int cufort_shutdown(void)
         atomic_fetch_add(&generation, 1);
     }
     pthread_mutex_unlock(&lock);
+    cufort_gate_open();
     return CUFORT_SUCCESS;
 }
 
@@ -214,6 +238,7 @@ int cufort_shutdown(void)
 
 int cufort_device_count(int *count)
 {
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     if (!count)
         return cufort_null_arg("cufort_device_count", "count");
@@ -230,8 +255,10 @@ int cufort_set_device(int dev)
     cufort_clear_error();
     if (dev < 0)
         return cufort_fail(CUFORT_INVALID_VALUE, "cufort_set_device: device %d is negative", dev);
+    int st = cufort_gate_close("cufort_set_device");
+    if (st)
+        return st;
     pthread_mutex_lock(&lock);
-    int st = CUFORT_SUCCESS;
     const cufort_backend_ops *ops = cufort_ops();
     if (!ops) {
         requested_device = dev;
@@ -251,11 +278,13 @@ int cufort_set_device(int dev)
         }
     }
     pthread_mutex_unlock(&lock);
+    cufort_gate_open();
     return st;
 }
 
 int cufort_get_device(int *dev)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_get_device");
     if (st)
         return st;
@@ -267,6 +296,7 @@ int cufort_get_device(int *dev)
 
 int cufort_get_device_properties(int dev, cufort_device_properties *props)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_get_device_properties");
     if (st)
         return st;
@@ -285,12 +315,14 @@ int cufort_get_device_properties(int dev, cufort_device_properties *props)
 
 int cufort_device_synchronize(void)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_device_synchronize");
     return st ? st : cufort_ops()->synchronize();
 }
 
 int cufort_mem_info(int64_t *free_bytes, int64_t *total_bytes)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_mem_info");
     if (st)
         return st;
@@ -303,19 +335,21 @@ int cufort_mem_info(int64_t *free_bytes, int64_t *total_bytes)
 
 int cufort_set_stream(cufort_stream stream)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_set_stream");
-    if (!st)
-        thread_stream = stream;
+    if (!st && !(st = cufort_check_stream("cufort_set_stream", stream)))
+        cufort_swap_thread_stream(stream);
     return st;
 }
 
 int cufort_get_stream(cufort_stream *stream)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_get_stream");
     if (st)
         return st;
     if (!stream)
         return cufort_null_arg("cufort_get_stream", "stream");
-    *stream = thread_stream;
+    *stream = cufort_thread_stream();
     return CUFORT_SUCCESS;
 }

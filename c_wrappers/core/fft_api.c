@@ -105,6 +105,7 @@ int cufort_fft_plan_many(cufort_fft_plan *plan, int type, int rank, const int64_
                          const int64_t *inembed, int64_t istride, int64_t idist,
                          const int64_t *onembed, int64_t ostride, int64_t odist)
 {
+    CUFORT_HOLD_GATE;
     static const char fn[] = "cufort_fft_plan_many";
     int st = cufort_enter(fn);
     if (st)
@@ -187,6 +188,7 @@ int cufort_fft_plan_3d(cufort_fft_plan *plan, int type, int64_t nx, int64_t ny, 
 
 int cufort_fft_destroy(cufort_fft_plan plan)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_fft_destroy");
     if (st || !plan)
         return st;
@@ -198,14 +200,17 @@ int cufort_fft_destroy(cufort_fft_plan plan)
 
 int cufort_fft_set_stream(cufort_fft_plan plan, cufort_stream stream)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_fft_set_stream");
-    if (!st && !(st = live("cufort_fft_set_stream", plan)))
+    if (!st && !(st = live("cufort_fft_set_stream", plan)) &&
+        !(st = cufort_check_stream("cufort_fft_set_stream", stream)))
         plan->stream = stream;
     return st;
 }
 
 int cufort_fft_set_normalize(cufort_fft_plan plan, int normalize_inverse)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_fft_set_normalize");
     if (!st && !(st = live("cufort_fft_set_normalize", plan)))
         plan->normalize = normalize_inverse != 0;
@@ -214,6 +219,7 @@ int cufort_fft_set_normalize(cufort_fft_plan plan, int normalize_inverse)
 
 int cufort_fft_get_type(cufort_fft_plan plan, int *type)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter("cufort_fft_get_type");
     if (st || (st = live("cufort_fft_get_type", plan)))
         return st;
@@ -226,6 +232,7 @@ int cufort_fft_get_type(cufort_fft_plan plan, int *type)
 int cufort_fft_extents(cufort_fft_plan plan, int in_place, int64_t *in_elements,
                        int64_t *out_elements)
 {
+    CUFORT_HOLD_GATE;
     static const char fn[] = "cufort_fft_extents";
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)))
@@ -253,6 +260,7 @@ static int check_direction(const char *fn, const struct cufort_fft_plan_s *p, in
 
 int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int direction)
 {
+    CUFORT_HOLD_GATE;
     static const char fn[] = "cufort_fft_exec";
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
@@ -276,6 +284,7 @@ int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int directi
 /* Thunking: the input's span goes in, the output's span comes back; in place, one span both ways. */
 int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int direction)
 {
+    CUFORT_HOLD_GATE;
     static const char fn[] = "cufort_fft_exec_host";
     cufort_clear_error();
     cufort_thunk t;

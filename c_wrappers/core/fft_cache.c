@@ -45,6 +45,7 @@ static void drain(void *unused)
 
 int cufort_fft_cache_clear(void)
 {
+    CUFORT_HOLD_GATE;
     pthread_mutex_lock(&cache.lock);
     int cleared = cache.count;
     for (int i = 0; i < cache.count; i++)
@@ -58,6 +59,7 @@ int cufort_fft_plan_acquire(cufort_fft_plan *plan, int *generation, int type, in
                             const int64_t *n, int64_t batch, const int64_t *inembed, int64_t istride,
                             int64_t idist, const int64_t *onembed, int64_t ostride, int64_t odist)
 {
+    CUFORT_HOLD_GATE;
     static const char fn[] = "cufort_fft_plan_acquire";
     int st = cufort_enter(fn);
     if (st)
@@ -104,6 +106,7 @@ int cufort_fft_plan_acquire(cufort_fft_plan *plan, int *generation, int type, in
 
 int cufort_fft_plan_release(cufort_fft_plan plan, int generation)
 {
+    CUFORT_HOLD_GATE;
     /* no cufort_enter: finalizers call this, and must not clear the error a program is about to read */
     if (!plan || !cufort_ops() || generation != cufort_fft_generation())
         return CUFORT_SUCCESS;   /* nothing, or gone with the session it was made in */
@@ -131,6 +134,7 @@ int cufort_fft_generation(void) { return (int)cufort_generation(); }
 
 void cufort_fft_cache_get_stats(cufort_fft_cache_stats *stats)
 {
+    CUFORT_HOLD_GATE;
     pthread_mutex_lock(&cache.lock);
     *stats = (cufort_fft_cache_stats){cache.count, cache.hits, cache.misses, cache.evictions};
     pthread_mutex_unlock(&cache.lock);

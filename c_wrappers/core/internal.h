@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cufort.h"
+#include "gate.h"
 
 #define IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define NOTR(c) (toupper((unsigned char)(c)) == 'N')
@@ -70,6 +71,8 @@ typedef struct {
 extern cufort_registry cufort_device_blocks;      /* cufort_alloc */
 extern cufort_registry cufort_pinned_blocks;      /* cufort_host_alloc */
 extern cufort_registry cufort_registered_ranges;  /* cufort_host_register */
+extern cufort_registry cufort_live_streams;       /* cufort_stream_create */
+extern cufort_registry cufort_live_events;        /* cufort_event_create */
 
 int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes);
 int cufort_registry_remove(cufort_registry *r, const void *p);   /* 1 if p was a block's base */
@@ -80,6 +83,10 @@ void cufort_registry_drain(cufort_registry *r, int (*release)(void *p));  /* rel
 /* Device allocations start on ALLOC_ALIGN boundaries (cudaMalloc guarantees 256 bytes and the
  * host backend copies that), so nothing else can begin before a block's end rounded up to it. */
 #define CUFORT_ALLOC_ALIGN 256
+
+/* A stream argument must be NULL (the default stream) or live; an event argument must be live. */
+int cufort_check_stream(const char *routine, cufort_stream stream);
+int cufort_check_event(const char *routine, cufort_event event);
 
 /* ---- the backend interface (memory, copies, streams; BLAS dispatch is generated) ---- */
 typedef enum { CUFORT_H2D, CUFORT_D2H, CUFORT_D2D } cufort_copy_kind;

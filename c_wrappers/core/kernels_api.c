@@ -63,6 +63,7 @@ static int reduce_dev(const char *fn, int kind, int op, int64_t n, const void *x
                       const void *y, int64_t incy, const char *pred, double value, void *result,
                       int on_device)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -92,6 +93,7 @@ static int reduce_dev(const char *fn, int kind, int op, int64_t n, const void *x
 static int reduce_host(const char *fn, int kind, int op, int64_t n, const void *x, int64_t incx,
                        const void *y, int64_t incy, const char *pred, double value, void *result)
 {
+    CUFORT_HOLD_GATE;
     if (!result) return cufort_null_arg(fn, "result");
     if (op == CUFORT_RCOUNT) {
         int code, st = parse_pred(fn, pred, &code);
@@ -149,6 +151,7 @@ static int transpose_args(const char *fn, char trans, int64_t m, int64_t n, int6
 static int transpose_dev(const char *fn, int kind, char trans, int64_t m, int64_t n, const void *alpha,
                          const void *a, int64_t lda, void *b, int64_t ldb)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     char t;
@@ -171,6 +174,7 @@ static int transpose_dev(const char *fn, int kind, char trans, int64_t m, int64_
 static int transpose_host(const char *fn, int kind, char trans, int64_t m, int64_t n, const void *alpha,
                           const void *a, int64_t lda, void *b, int64_t ldb)
 {
+    CUFORT_HOLD_GATE;
     char t;
     int64_t br, bc;
     cufort_clear_error();
@@ -203,6 +207,7 @@ static int inplace_args(const char *fn, char trans, int64_t n, int64_t lda, char
 static int inplace_dev(const char *fn, int kind, char trans, int64_t n, const void *alpha, void *a,
                        int64_t lda)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     char t;
@@ -216,6 +221,7 @@ static int inplace_dev(const char *fn, int kind, char trans, int64_t n, const vo
 static int inplace_host(const char *fn, int kind, char trans, int64_t n, const void *alpha, void *a,
                         int64_t lda)
 {
+    CUFORT_HOLD_GATE;
     char t;
     cufort_clear_error();
     int st = inplace_args(fn, trans, n, lda, &t);

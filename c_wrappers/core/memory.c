@@ -44,30 +44,35 @@ static int release(const char *fn, void *p, cufort_registry *blocks, int (*backe
 
 int cufort_alloc(void **device_ptr, int64_t bytes)
 {
+    CUFORT_HOLD_GATE;
     return allocate("cufort_alloc", device_ptr, bytes, &cufort_device_blocks, cufort_ops() ?
                     cufort_ops()->alloc : NULL, "device memory");
 }
 
 int cufort_free(void *device_ptr)
 {
+    CUFORT_HOLD_GATE;
     return release("cufort_free", device_ptr, &cufort_device_blocks,
                    cufort_ops() ? cufort_ops()->free : NULL, "cufort_alloc");
 }
 
 int cufort_host_alloc(void **host_ptr, int64_t bytes)
 {
+    CUFORT_HOLD_GATE;
     return allocate("cufort_host_alloc", host_ptr, bytes, &cufort_pinned_blocks, cufort_ops() ?
                     cufort_ops()->host_alloc : NULL, "pinned host memory");
 }
 
 int cufort_host_free(void *host_ptr)
 {
+    CUFORT_HOLD_GATE;
     return release("cufort_host_free", host_ptr, &cufort_pinned_blocks,
                    cufort_ops() ? cufort_ops()->host_free : NULL, "cufort_host_alloc");
 }
 
 int cufort_host_register(void *host_ptr, int64_t bytes)
 {
+    CUFORT_HOLD_GATE;
     static const char fn[] = "cufort_host_register";
     int st = cufort_enter(fn);
     if (st)
@@ -86,6 +91,7 @@ int cufort_host_register(void *host_ptr, int64_t bytes)
 
 int cufort_host_unregister(void *host_ptr)
 {
+    CUFORT_HOLD_GATE;
     return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges,
                    cufort_ops() ? cufort_ops()->host_unregister : NULL, "cufort_host_register");
 }

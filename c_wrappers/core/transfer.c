@@ -8,6 +8,11 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
                 const void *src, int64_t sld, void *dst, int64_t dld, cufort_stream stream,
                 int async)
 {
+    if (async) {
+        int st = cufort_check_stream(fn, stream);
+        if (st)
+            return st;
+    }
     if (rows == 0 || cols == 0)
         return CUFORT_SUCCESS;
     if (kind != CUFORT_H2D) {
@@ -42,6 +47,7 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
 static int vector(const char *fn, cufort_copy_kind kind, int64_t n, int64_t es, const void *x,
                   int64_t incx, void *y, int64_t incy, cufort_stream stream, int async)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st)
         return st;
@@ -56,6 +62,7 @@ static int vector(const char *fn, cufort_copy_kind kind, int64_t n, int64_t es, 
 static int matrix(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t cols, int64_t es,
                   const void *a, int64_t lda, void *b, int64_t ldb, cufort_stream stream, int async)
 {
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st)
         return st;

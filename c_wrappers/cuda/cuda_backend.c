@@ -1,11 +1,13 @@
 /* cuda_backend.c — the cuda backend's memory, copies, streams and per-thread cuBLAS handles.
  * CUDA's current device is per host thread, so every entry first binds the calling thread to
- * cufort's device; cuBLAS handles are per thread too (created lazily, destroyed at shutdown). */
+ * cufort's device; cuBLAS handles are per thread too (created lazily, released at shutdown or
+ * handed on when their thread exits). */
 #include <cuda.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "cuda_internal.h"
+#include "thread_state.h"
 
 /* ---- status mapping ---- */
 
@@ -41,43 +43,23 @@ int cufort_cuda_bind_thread(void)
     return st;
 }
 
-/* ---- cuBLAS handles: one per thread, all listed so shutdown can destroy them ---- */
+/* ---- cuBLAS handles: one per thread, a per-thread cache (thread_state.h) ---- */
 
-static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
-static cublasHandle_t *handles;
-static size_t handle_count, handle_capacity;
-static _Thread_local struct {
+typedef struct {
+    cufort_thread_state link;
     cublasHandle_t h;
-    unsigned generation;
-    cufort_stream stream;
-} mine;
+    cufort_stream stream;        /* the stream h is set to */
+} handle_cache;
 
-static void destroy_handles(void)
+static void release_handle(cufort_thread_state *s)
 {
-    pthread_mutex_lock(&handles_lock);
-    for (size_t i = 0; i < handle_count; i++)
-        cublasDestroy(handles[i]);
-    handle_count = 0;
-    pthread_mutex_unlock(&handles_lock);
+    handle_cache *c = (handle_cache *)s;
+    if (c->h)
+        cublasDestroy(c->h);
 }
 
-static int remember(cublasHandle_t h)
-{
-    pthread_mutex_lock(&handles_lock);
-    if (handle_count == handle_capacity) {
-        size_t cap = handle_capacity ? 2 * handle_capacity : 16;
-        cublasHandle_t *grown = realloc(handles, cap * sizeof *grown);
-        if (!grown) {
-            pthread_mutex_unlock(&handles_lock);
-            return cufort_fail(CUFORT_ALLOC_FAILED, "cannot record a cuBLAS handle");
-        }
-        handles = grown;
-        handle_capacity = cap;
-    }
-    handles[handle_count++] = h;
-    pthread_mutex_unlock(&handles_lock);
-    return CUFORT_SUCCESS;
-}
+static cufort_thread_states handle_caches = CUFORT_THREAD_STATES(handle_cache, release_handle);
+static _Thread_local handle_cache *my_handle;
 
 /* CUFORT_ALLOW_TF32=1: single-precision GEMM-like calls may round their inputs to TF32 (10-bit
  * mantissa) on the tensor cores, accumulating in FP32: several times the FP32 rate at about 1e-3
@@ -95,31 +77,29 @@ int cufort_cuda_handle(cublasHandle_t *handle)
     int st = cufort_cuda_bind_thread();
     if (st)
         return st;
-    unsigned g = cufort_generation();
-    if (!mine.h || mine.generation != g) {   /* none yet, or destroyed by shutdown/device change */
+    handle_cache *c = cufort_thread_state_get(&handle_caches, (void **)&my_handle);
+    if (!c)
+        return CUFORT_ALLOC_FAILED;
+    if (!c->h) {   /* none yet, or destroyed by a shutdown or device change */
         cublasHandle_t h;
         st = cufort_cuda_status(cublasCreate(&h), "cublasCreate");
         if (st)
             return st;
-        st = allow_tf32(h);
-        if (!st)
-            st = remember(h);
-        if (st) {
+        if ((st = allow_tf32(h))) {
             cublasDestroy(h);
             return st;
         }
-        mine.h = h;
-        mine.generation = g;
-        mine.stream = NULL;
+        c->h = h;
+        c->stream = NULL;
     }
     cufort_stream s = cufort_thread_stream();
-    if (s != mine.stream) {
-        st = cufort_cuda_status(cublasSetStream(mine.h, (cudaStream_t)s), "cublasSetStream");
+    if (s != c->stream) {
+        st = cufort_cuda_status(cublasSetStream(c->h, (cudaStream_t)s), "cublasSetStream");
         if (st)
             return st;
-        mine.stream = s;
+        c->stream = s;
     }
-    *handle = mine.h;
+    *handle = c->h;
     return CUFORT_SUCCESS;
 }
 
@@ -137,16 +117,12 @@ static int cuda_open(int device)
     return st ? st : cufort_cuda_error(cudaFree(NULL), "creating the CUDA context");
 }
 
-static void cuda_close(void)
-{
-    cudaDeviceSynchronize();
-    destroy_handles();
-}
+/* the per-thread handles went with the reset that comes before either */
+static void cuda_close(void) { cudaDeviceSynchronize(); }
 
 static int cuda_set_device(int device)
 {
     cudaDeviceSynchronize();
-    destroy_handles();
     return cufort_cuda_error(cudaSetDevice(device), "cudaSetDevice");
 }
 

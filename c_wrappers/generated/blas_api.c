@@ -9,6 +9,7 @@
 int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamax";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -22,6 +23,7 @@ int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
 int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamax_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -39,6 +41,7 @@ int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
 int cufort_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamax";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -52,6 +55,7 @@ int cufort_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
 int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamax_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -69,6 +73,7 @@ int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result
 int cufort_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamax";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -82,6 +87,7 @@ int cufort_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *resu
 int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamax_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -99,6 +105,7 @@ int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
 int cufort_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamax";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -112,6 +119,7 @@ int cufort_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *res
 int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamax_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -129,6 +137,7 @@ int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
 int cufort_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamin";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -142,6 +151,7 @@ int cufort_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
 int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamin_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -159,6 +169,7 @@ int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
 int cufort_idamin(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamin";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -172,6 +183,7 @@ int cufort_idamin(int64_t n, const double *x, int64_t incx, int64_t *result)
 int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamin_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -189,6 +201,7 @@ int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result
 int cufort_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamin";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -202,6 +215,7 @@ int cufort_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *resu
 int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamin_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -219,6 +233,7 @@ int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
 int cufort_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamin";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -232,6 +247,7 @@ int cufort_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *res
 int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamin_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -249,6 +265,7 @@ int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
 int cufort_sasum(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_sasum";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -262,6 +279,7 @@ int cufort_sasum(int64_t n, const float *x, int64_t incx, float *result)
 int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_sasum_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -279,6 +297,7 @@ int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
 int cufort_dasum(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dasum";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -292,6 +311,7 @@ int cufort_dasum(int64_t n, const double *x, int64_t incx, double *result)
 int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dasum_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -309,6 +329,7 @@ int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
 int cufort_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scasum";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -322,6 +343,7 @@ int cufort_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result
 int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scasum_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -339,6 +361,7 @@ int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
 int cufort_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dzasum";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -352,6 +375,7 @@ int cufort_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *resu
 int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dzasum_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -369,6 +393,7 @@ int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
 int cufort_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_saxpy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -383,6 +408,7 @@ int cufort_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y,
 int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_saxpy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -401,6 +427,7 @@ int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, floa
 int cufort_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_daxpy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -416,6 +443,7 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
                       int64_t incy)
 {
     static const char fn[] = "cufort_daxpy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -435,6 +463,7 @@ int cufort_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t
                  cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_caxpy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -450,6 +479,7 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
                       cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_caxpy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -469,6 +499,7 @@ int cufort_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, int64
                  cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zaxpy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -484,6 +515,7 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zaxpy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -502,6 +534,7 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
 int cufort_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_scopy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -516,6 +549,7 @@ int cufort_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy
 int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_scopy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -534,6 +568,7 @@ int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t
 int cufort_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dcopy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -548,6 +583,7 @@ int cufort_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t in
 int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dcopy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -566,6 +602,7 @@ int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64
 int cufort_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_ccopy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -581,6 +618,7 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_ccopy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -599,6 +637,7 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
 int cufort_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zcopy";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -614,6 +653,7 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
                       int64_t incy)
 {
     static const char fn[] = "cufort_zcopy_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -632,6 +672,7 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
 int cufort_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
     static const char fn[] = "cufort_sdot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -648,6 +689,7 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
                      float *result)
 {
     static const char fn[] = "cufort_sdot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -668,6 +710,7 @@ int cufort_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64
                 double *result)
 {
     static const char fn[] = "cufort_ddot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -684,6 +727,7 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
                      double *result)
 {
     static const char fn[] = "cufort_ddot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -704,6 +748,7 @@ int cufort_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_c
                  int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotu";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -720,6 +765,7 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
                       int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotu_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -740,6 +786,7 @@ int cufort_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_
                  int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotu";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -756,6 +803,7 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
                       int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotu_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -776,6 +824,7 @@ int cufort_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_c
                  int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotc";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -792,6 +841,7 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
                       int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotc_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -812,6 +862,7 @@ int cufort_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_
                  int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotc";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -828,6 +879,7 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
                       int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotc_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -847,6 +899,7 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
 int cufort_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_snrm2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -860,6 +913,7 @@ int cufort_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_snrm2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -877,6 +931,7 @@ int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
 int cufort_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dnrm2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -890,6 +945,7 @@ int cufort_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dnrm2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -907,6 +963,7 @@ int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
 int cufort_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scnrm2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -920,6 +977,7 @@ int cufort_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result
 int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scnrm2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -937,6 +995,7 @@ int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
 int cufort_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dznrm2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
@@ -950,6 +1009,7 @@ int cufort_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *resu
 int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dznrm2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!result) return cufort_null_arg(fn, "result");
@@ -967,6 +1027,7 @@ int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
 int cufort_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
 {
     static const char fn[] = "cufort_srot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -981,6 +1042,7 @@ int cufort_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float
 int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
 {
     static const char fn[] = "cufort_srot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -999,6 +1061,7 @@ int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
 int cufort_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
 {
     static const char fn[] = "cufort_drot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1013,6 +1076,7 @@ int cufort_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, dou
 int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
 {
     static const char fn[] = "cufort_drot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1032,6 +1096,7 @@ int cufort_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, in
                  float s)
 {
     static const char fn[] = "cufort_csrot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1047,6 +1112,7 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
                       float c, float s)
 {
     static const char fn[] = "cufort_csrot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1066,6 +1132,7 @@ int cufort_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, 
                  double c, double s)
 {
     static const char fn[] = "cufort_zdrot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1081,6 +1148,7 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
                       double c, double s)
 {
     static const char fn[] = "cufort_zdrot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1100,6 +1168,7 @@ int cufort_crot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int
                 cufort_cfloat s)
 {
     static const char fn[] = "cufort_crot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1115,6 +1184,7 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
                      float c, cufort_cfloat s)
 {
     static const char fn[] = "cufort_crot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1134,6 +1204,7 @@ int cufort_zrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, i
                 double c, cufort_cdouble s)
 {
     static const char fn[] = "cufort_zrot";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1149,6 +1220,7 @@ int cufort_zrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
                      double c, cufort_cdouble s)
 {
     static const char fn[] = "cufort_zrot_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1167,6 +1239,7 @@ int cufort_zrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
 int cufort_srotg(float *a, float *b, float *c, float *s)
 {
     static const char fn[] = "cufort_srotg";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1180,6 +1253,7 @@ int cufort_srotg(float *a, float *b, float *c, float *s)
 int cufort_srotg_host(float *a, float *b, float *c, float *s)
 {
     static const char fn[] = "cufort_srotg_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1198,6 +1272,7 @@ int cufort_srotg_host(float *a, float *b, float *c, float *s)
 int cufort_drotg(double *a, double *b, double *c, double *s)
 {
     static const char fn[] = "cufort_drotg";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1211,6 +1286,7 @@ int cufort_drotg(double *a, double *b, double *c, double *s)
 int cufort_drotg_host(double *a, double *b, double *c, double *s)
 {
     static const char fn[] = "cufort_drotg_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1229,6 +1305,7 @@ int cufort_drotg_host(double *a, double *b, double *c, double *s)
 int cufort_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 {
     static const char fn[] = "cufort_crotg";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1242,6 +1319,7 @@ int cufort_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 int cufort_crotg_host(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 {
     static const char fn[] = "cufort_crotg_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1260,6 +1338,7 @@ int cufort_crotg_host(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloa
 int cufort_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
 {
     static const char fn[] = "cufort_zrotg";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1273,6 +1352,7 @@ int cufort_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble
 int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
 {
     static const char fn[] = "cufort_zrotg_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!a) return cufort_null_arg(fn, "a");
@@ -1291,6 +1371,7 @@ int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cd
 int cufort_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
     static const char fn[] = "cufort_srotm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
@@ -1306,6 +1387,7 @@ int cufort_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, cons
 int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
     static const char fn[] = "cufort_srotm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!param) return cufort_null_arg(fn, "param");
@@ -1325,6 +1407,7 @@ int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
 int cufort_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
 {
     static const char fn[] = "cufort_drotm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
@@ -1341,6 +1424,7 @@ int cufort_drotm_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
                       const double *param)
 {
     static const char fn[] = "cufort_drotm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!param) return cufort_null_arg(fn, "param");
@@ -1360,6 +1444,7 @@ int cufort_drotm_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
 int cufort_srotmg(float *d1, float *d2, float *x1, const float *y1, float *param)
 {
     static const char fn[] = "cufort_srotmg";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!d1) return cufort_null_arg(fn, "d1");
@@ -1374,6 +1459,7 @@ int cufort_srotmg(float *d1, float *d2, float *x1, const float *y1, float *param
 int cufort_srotmg_host(float *d1, float *d2, float *x1, const float *y1, float *param)
 {
     static const char fn[] = "cufort_srotmg_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!d1) return cufort_null_arg(fn, "d1");
@@ -1393,6 +1479,7 @@ int cufort_srotmg_host(float *d1, float *d2, float *x1, const float *y1, float *
 int cufort_drotmg(double *d1, double *d2, double *x1, const double *y1, double *param)
 {
     static const char fn[] = "cufort_drotmg";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (!d1) return cufort_null_arg(fn, "d1");
@@ -1407,6 +1494,7 @@ int cufort_drotmg(double *d1, double *d2, double *x1, const double *y1, double *
 int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, double *param)
 {
     static const char fn[] = "cufort_drotmg_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (!d1) return cufort_null_arg(fn, "d1");
@@ -1426,6 +1514,7 @@ int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, dou
 int cufort_sscal(int64_t n, float alpha, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_sscal";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1438,6 +1527,7 @@ int cufort_sscal(int64_t n, float alpha, float *x, int64_t incx)
 int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_sscal_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1454,6 +1544,7 @@ int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
 int cufort_dscal(int64_t n, double alpha, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dscal";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1466,6 +1557,7 @@ int cufort_dscal(int64_t n, double alpha, double *x, int64_t incx)
 int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dscal_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1482,6 +1574,7 @@ int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
 int cufort_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_cscal";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1494,6 +1587,7 @@ int cufort_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_cscal_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1510,6 +1604,7 @@ int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
 int cufort_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zscal";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1522,6 +1617,7 @@ int cufort_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t inc
 int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zscal_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1538,6 +1634,7 @@ int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
 int cufort_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_csscal";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1550,6 +1647,7 @@ int cufort_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_csscal_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1566,6 +1664,7 @@ int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 int cufort_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zdscal";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1578,6 +1677,7 @@ int cufort_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zdscal_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
@@ -1594,6 +1694,7 @@ int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 int cufort_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sswap";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1608,6 +1709,7 @@ int cufort_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sswap_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1626,6 +1728,7 @@ int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 int cufort_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dswap";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1640,6 +1743,7 @@ int cufort_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dswap_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1658,6 +1762,7 @@ int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
 int cufort_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cswap";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1672,6 +1777,7 @@ int cufort_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, in
 int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cswap_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1690,6 +1796,7 @@ int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
 int cufort_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zswap";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1704,6 +1811,7 @@ int cufort_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, 
 int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zswap_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     if (n <= 0) { return CUFORT_SUCCESS; }
@@ -1737,6 +1845,7 @@ int cufort_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, float
                  int64_t incy)
 {
     static const char fn[] = "cufort_sgbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1756,6 +1865,7 @@ int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sgbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1793,6 +1903,7 @@ int cufort_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, doubl
                  int64_t incy)
 {
     static const char fn[] = "cufort_dgbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1812,6 +1923,7 @@ int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dgbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1849,6 +1961,7 @@ int cufort_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
                  cufort_cfloat beta, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cgbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1868,6 +1981,7 @@ int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       cufort_cfloat beta, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cgbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1905,6 +2019,7 @@ int cufort_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
                  cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zgbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1924,6 +2039,7 @@ int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zgbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
@@ -1958,6 +2074,7 @@ int cufort_sgemv(char trans, int64_t m, int64_t n, float alpha, const float *A, 
                  const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sgemv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
@@ -1976,6 +2093,7 @@ int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float
                       const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sgemv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
@@ -2009,6 +2127,7 @@ int cufort_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A
                  const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dgemv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
@@ -2027,6 +2146,7 @@ int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const doub
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dgemv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
@@ -2061,6 +2181,7 @@ int cufort_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, const cu
                  cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cgemv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
@@ -2080,6 +2201,7 @@ int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
                       cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cgemv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
@@ -2115,6 +2237,7 @@ int cufort_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha, const c
                  cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zgemv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
@@ -2134,6 +2257,7 @@ int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
                       cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zgemv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
@@ -2167,6 +2291,7 @@ int cufort_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
                 int64_t incy, float *A, int64_t lda)
 {
     static const char fn[] = "cufort_sger";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sger(fn, m, n, incx, incy, lda);
@@ -2185,6 +2310,7 @@ int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t 
                      int64_t incy, float *A, int64_t lda)
 {
     static const char fn[] = "cufort_sger_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sger(fn, m, n, incx, incy, lda);
@@ -2217,6 +2343,7 @@ int cufort_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t inc
                 int64_t incy, double *A, int64_t lda)
 {
     static const char fn[] = "cufort_dger";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dger(fn, m, n, incx, incy, lda);
@@ -2235,6 +2362,7 @@ int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_
                      const double *y, int64_t incy, double *A, int64_t lda)
 {
     static const char fn[] = "cufort_dger_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dger(fn, m, n, incx, incy, lda);
@@ -2267,6 +2395,7 @@ int cufort_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  const cufort_cfloat *y, int64_t incy, cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_cgeru";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgeru(fn, m, n, incx, incy, lda);
@@ -2286,6 +2415,7 @@ int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_cgeru_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgeru(fn, m, n, incx, incy, lda);
@@ -2319,6 +2449,7 @@ int cufort_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  const cufort_cfloat *y, int64_t incy, cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_cgerc";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgerc(fn, m, n, incx, incy, lda);
@@ -2338,6 +2469,7 @@ int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_cgerc_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgerc(fn, m, n, incx, incy, lda);
@@ -2371,6 +2503,7 @@ int cufort_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  const cufort_cdouble *y, int64_t incy, cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zgeru";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgeru(fn, m, n, incx, incy, lda);
@@ -2390,6 +2523,7 @@ int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zgeru_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgeru(fn, m, n, incx, incy, lda);
@@ -2423,6 +2557,7 @@ int cufort_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  const cufort_cdouble *y, int64_t incy, cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zgerc";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgerc(fn, m, n, incx, incy, lda);
@@ -2442,6 +2577,7 @@ int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zgerc_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgerc(fn, m, n, incx, incy, lda);
@@ -2476,6 +2612,7 @@ int cufort_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float *A, i
                  const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_ssbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
@@ -2494,6 +2631,7 @@ int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float 
                       const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_ssbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
@@ -2527,6 +2665,7 @@ int cufort_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const double *A,
                  const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dsbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
@@ -2545,6 +2684,7 @@ int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const doubl
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dsbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
@@ -2576,6 +2716,7 @@ int cufort_sspmv(char uplo, int64_t n, float alpha, const float *AP, const float
                  float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sspmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sspmv(fn, uplo, n, incx, incy);
@@ -2594,6 +2735,7 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
                       int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sspmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sspmv(fn, uplo, n, incx, incy);
@@ -2625,6 +2767,7 @@ int cufort_dspmv(char uplo, int64_t n, double alpha, const double *AP, const dou
                  double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dspmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dspmv(fn, uplo, n, incx, incy);
@@ -2643,6 +2786,7 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
                       int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dspmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dspmv(fn, uplo, n, incx, incy);
@@ -2672,6 +2816,7 @@ static int check_sspr(const char *fn, char uplo, int64_t n, int64_t incx)
 int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *AP)
 {
     static const char fn[] = "cufort_sspr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sspr(fn, uplo, n, incx);
@@ -2687,6 +2832,7 @@ int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
 int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *AP)
 {
     static const char fn[] = "cufort_sspr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sspr(fn, uplo, n, incx);
@@ -2714,6 +2860,7 @@ static int check_dspr(const char *fn, char uplo, int64_t n, int64_t incx)
 int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *AP)
 {
     static const char fn[] = "cufort_dspr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dspr(fn, uplo, n, incx);
@@ -2729,6 +2876,7 @@ int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
 int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *AP)
 {
     static const char fn[] = "cufort_dspr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dspr(fn, uplo, n, incx);
@@ -2758,6 +2906,7 @@ int cufort_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
                  int64_t incy, float *AP)
 {
     static const char fn[] = "cufort_sspr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sspr2(fn, uplo, n, incx, incy);
@@ -2776,6 +2925,7 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
                       const float *y, int64_t incy, float *AP)
 {
     static const char fn[] = "cufort_sspr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sspr2(fn, uplo, n, incx, incy);
@@ -2807,6 +2957,7 @@ int cufort_dspr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
                  int64_t incy, double *AP)
 {
     static const char fn[] = "cufort_dspr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dspr2(fn, uplo, n, incx, incy);
@@ -2825,6 +2976,7 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
                       const double *y, int64_t incy, double *AP)
 {
     static const char fn[] = "cufort_dspr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dspr2(fn, uplo, n, incx, incy);
@@ -2857,6 +3009,7 @@ int cufort_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t lda,
                  int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_ssymv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
@@ -2875,6 +3028,7 @@ int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t
                       int64_t incx, float beta, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_ssymv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
@@ -2907,6 +3061,7 @@ int cufort_dsymv(char uplo, int64_t n, double alpha, const double *A, int64_t ld
                  int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dsymv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
@@ -2925,6 +3080,7 @@ int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dsymv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
@@ -2958,6 +3114,7 @@ int cufort_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  int64_t incy)
 {
     static const char fn[] = "cufort_csymv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
@@ -2977,6 +3134,7 @@ int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_csymv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
@@ -3011,6 +3169,7 @@ int cufort_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  int64_t incy)
 {
     static const char fn[] = "cufort_zsymv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
@@ -3030,6 +3189,7 @@ int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zsymv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
@@ -3062,6 +3222,7 @@ int cufort_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
                 int64_t lda)
 {
     static const char fn[] = "cufort_ssyr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssyr(fn, uplo, n, incx, lda);
@@ -3078,6 +3239,7 @@ int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
                      int64_t lda)
 {
     static const char fn[] = "cufort_ssyr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr(fn, uplo, n, incx, lda);
@@ -3107,6 +3269,7 @@ int cufort_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
                 int64_t lda)
 {
     static const char fn[] = "cufort_dsyr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsyr(fn, uplo, n, incx, lda);
@@ -3123,6 +3286,7 @@ int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_
                      int64_t lda)
 {
     static const char fn[] = "cufort_dsyr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr(fn, uplo, n, incx, lda);
@@ -3152,6 +3316,7 @@ int cufort_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *
                 cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_csyr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csyr(fn, uplo, n, incx, lda);
@@ -3168,6 +3333,7 @@ int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
                      cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_csyr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr(fn, uplo, n, incx, lda);
@@ -3198,6 +3364,7 @@ int cufort_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble
                 cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zsyr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsyr(fn, uplo, n, incx, lda);
@@ -3214,6 +3381,7 @@ int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
                      int64_t incx, cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zsyr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr(fn, uplo, n, incx, lda);
@@ -3245,6 +3413,7 @@ int cufort_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
                  int64_t incy, float *A, int64_t lda)
 {
     static const char fn[] = "cufort_ssyr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
@@ -3263,6 +3432,7 @@ int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
                       const float *y, int64_t incy, float *A, int64_t lda)
 {
     static const char fn[] = "cufort_ssyr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
@@ -3295,6 +3465,7 @@ int cufort_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
                  int64_t incy, double *A, int64_t lda)
 {
     static const char fn[] = "cufort_dsyr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
@@ -3313,6 +3484,7 @@ int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64
                       const double *y, int64_t incy, double *A, int64_t lda)
 {
     static const char fn[] = "cufort_dsyr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
@@ -3345,6 +3517,7 @@ int cufort_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  const cufort_cfloat *y, int64_t incy, cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_csyr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
@@ -3364,6 +3537,7 @@ int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_csyr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
@@ -3397,6 +3571,7 @@ int cufort_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  const cufort_cdouble *y, int64_t incy, cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zsyr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
@@ -3416,6 +3591,7 @@ int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zsyr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
@@ -3451,6 +3627,7 @@ int cufort_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
                  float *x, int64_t incx)
 {
     static const char fn[] = "cufort_stbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3467,6 +3644,7 @@ int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_stbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3499,6 +3677,7 @@ int cufort_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
                  int64_t lda, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3515,6 +3694,7 @@ int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3547,6 +3727,7 @@ int cufort_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
                  int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3563,6 +3744,7 @@ int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3596,6 +3778,7 @@ int cufort_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
                  int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3612,6 +3795,7 @@ int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3645,6 +3829,7 @@ int cufort_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
                  float *x, int64_t incx)
 {
     static const char fn[] = "cufort_stbsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3661,6 +3846,7 @@ int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_stbsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3693,6 +3879,7 @@ int cufort_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
                  int64_t lda, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtbsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3709,6 +3896,7 @@ int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtbsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3741,6 +3929,7 @@ int cufort_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
                  int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctbsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3757,6 +3946,7 @@ int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctbsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3790,6 +3980,7 @@ int cufort_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
                  int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztbsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3806,6 +3997,7 @@ int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztbsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
@@ -3837,6 +4029,7 @@ int cufort_stpmv(char uplo, char trans, char diag, int64_t n, const float *AP, f
                  int64_t incx)
 {
     static const char fn[] = "cufort_stpmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
@@ -3853,6 +4046,7 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
                       int64_t incx)
 {
     static const char fn[] = "cufort_stpmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
@@ -3883,6 +4077,7 @@ int cufort_dtpmv(char uplo, char trans, char diag, int64_t n, const double *AP, 
                  int64_t incx)
 {
     static const char fn[] = "cufort_dtpmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
@@ -3899,6 +4094,7 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
                       int64_t incx)
 {
     static const char fn[] = "cufort_dtpmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
@@ -3929,6 +4125,7 @@ int cufort_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
                  cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctpmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
@@ -3945,6 +4142,7 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctpmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
@@ -3975,6 +4173,7 @@ int cufort_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
                  cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztpmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
@@ -3991,6 +4190,7 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztpmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
@@ -4021,6 +4221,7 @@ int cufort_stpsv(char uplo, char trans, char diag, int64_t n, const float *AP, f
                  int64_t incx)
 {
     static const char fn[] = "cufort_stpsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
@@ -4037,6 +4238,7 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
                       int64_t incx)
 {
     static const char fn[] = "cufort_stpsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
@@ -4067,6 +4269,7 @@ int cufort_dtpsv(char uplo, char trans, char diag, int64_t n, const double *AP, 
                  int64_t incx)
 {
     static const char fn[] = "cufort_dtpsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
@@ -4083,6 +4286,7 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
                       int64_t incx)
 {
     static const char fn[] = "cufort_dtpsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
@@ -4113,6 +4317,7 @@ int cufort_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
                  cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctpsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
@@ -4129,6 +4334,7 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctpsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
@@ -4159,6 +4365,7 @@ int cufort_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
                  cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztpsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
@@ -4175,6 +4382,7 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztpsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
@@ -4206,6 +4414,7 @@ int cufort_strmv(char uplo, char trans, char diag, int64_t n, const float *A, in
                  int64_t incx)
 {
     static const char fn[] = "cufort_strmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4222,6 +4431,7 @@ int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *
                       float *x, int64_t incx)
 {
     static const char fn[] = "cufort_strmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4253,6 +4463,7 @@ int cufort_dtrmv(char uplo, char trans, char diag, int64_t n, const double *A, i
                  double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtrmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4269,6 +4480,7 @@ int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double 
                       double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtrmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4300,6 +4512,7 @@ int cufort_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
                  cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctrmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4316,6 +4529,7 @@ int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctrmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4348,6 +4562,7 @@ int cufort_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
                  cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztrmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4364,6 +4579,7 @@ int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztrmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
@@ -4396,6 +4612,7 @@ int cufort_strsv(char uplo, char trans, char diag, int64_t n, const float *A, in
                  int64_t incx)
 {
     static const char fn[] = "cufort_strsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4412,6 +4629,7 @@ int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *
                       float *x, int64_t incx)
 {
     static const char fn[] = "cufort_strsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4443,6 +4661,7 @@ int cufort_dtrsv(char uplo, char trans, char diag, int64_t n, const double *A, i
                  double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtrsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4459,6 +4678,7 @@ int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double 
                       double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dtrsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4490,6 +4710,7 @@ int cufort_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
                  cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctrsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4506,6 +4727,7 @@ int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_ctrsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4538,6 +4760,7 @@ int cufort_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
                  cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztrsv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4554,6 +4777,7 @@ int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
                       int64_t lda, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_ztrsv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
@@ -4586,6 +4810,7 @@ int cufort_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  int64_t incy)
 {
     static const char fn[] = "cufort_chemv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
@@ -4605,6 +4830,7 @@ int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_chemv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
@@ -4639,6 +4865,7 @@ int cufort_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  int64_t incy)
 {
     static const char fn[] = "cufort_zhemv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
@@ -4658,6 +4885,7 @@ int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zhemv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
@@ -4693,6 +4921,7 @@ int cufort_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, const cuf
                  cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_chbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
@@ -4712,6 +4941,7 @@ int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
                       cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_chbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
@@ -4747,6 +4977,7 @@ int cufort_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, const cu
                  cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zhbmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
@@ -4766,6 +4997,7 @@ int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
                       cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zhbmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
@@ -4799,6 +5031,7 @@ int cufort_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  int64_t incy)
 {
     static const char fn[] = "cufort_chpmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_chpmv(fn, uplo, n, incx, incy);
@@ -4818,6 +5051,7 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incy)
 {
     static const char fn[] = "cufort_chpmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chpmv(fn, uplo, n, incx, incy);
@@ -4850,6 +5084,7 @@ int cufort_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  int64_t incy)
 {
     static const char fn[] = "cufort_zhpmv";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zhpmv(fn, uplo, n, incx, incy);
@@ -4869,6 +5104,7 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incy)
 {
     static const char fn[] = "cufort_zhpmv_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhpmv(fn, uplo, n, incx, incy);
@@ -4900,6 +5136,7 @@ int cufort_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
                 cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_cher";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cher(fn, uplo, n, incx, lda);
@@ -4916,6 +5153,7 @@ int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
                      cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_cher_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher(fn, uplo, n, incx, lda);
@@ -4946,6 +5184,7 @@ int cufort_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
                 cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zher";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zher(fn, uplo, n, incx, lda);
@@ -4962,6 +5201,7 @@ int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
                      cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zher_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher(fn, uplo, n, incx, lda);
@@ -4993,6 +5233,7 @@ int cufort_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  const cufort_cfloat *y, int64_t incy, cufort_cfloat *A, int64_t lda)
 {
     static const char fn[] = "cufort_cher2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
@@ -5012,6 +5253,7 @@ int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t lda)
 {
     static const char fn[] = "cufort_cher2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
@@ -5045,6 +5287,7 @@ int cufort_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  const cufort_cdouble *y, int64_t incy, cufort_cdouble *A, int64_t lda)
 {
     static const char fn[] = "cufort_zher2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
@@ -5064,6 +5307,7 @@ int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda)
 {
     static const char fn[] = "cufort_zher2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
@@ -5095,6 +5339,7 @@ int cufort_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
                 cufort_cfloat *AP)
 {
     static const char fn[] = "cufort_chpr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_chpr(fn, uplo, n, incx);
@@ -5111,6 +5356,7 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
                      cufort_cfloat *AP)
 {
     static const char fn[] = "cufort_chpr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chpr(fn, uplo, n, incx);
@@ -5139,6 +5385,7 @@ int cufort_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
                 cufort_cdouble *AP)
 {
     static const char fn[] = "cufort_zhpr";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zhpr(fn, uplo, n, incx);
@@ -5155,6 +5402,7 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
                      cufort_cdouble *AP)
 {
     static const char fn[] = "cufort_zhpr_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhpr(fn, uplo, n, incx);
@@ -5184,6 +5432,7 @@ int cufort_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
                  const cufort_cfloat *y, int64_t incy, cufort_cfloat *AP)
 {
     static const char fn[] = "cufort_chpr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_chpr2(fn, uplo, n, incx, incy);
@@ -5202,6 +5451,7 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incx, const cufort_cfloat *y, int64_t incy, cufort_cfloat *AP)
 {
     static const char fn[] = "cufort_chpr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chpr2(fn, uplo, n, incx, incy);
@@ -5233,6 +5483,7 @@ int cufort_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
                  const cufort_cdouble *y, int64_t incy, cufort_cdouble *AP)
 {
     static const char fn[] = "cufort_zhpr2";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zhpr2(fn, uplo, n, incx, incy);
@@ -5251,6 +5502,7 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incx, const cufort_cdouble *y, int64_t incy, cufort_cdouble *AP)
 {
     static const char fn[] = "cufort_zhpr2_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhpr2(fn, uplo, n, incx, incy);
@@ -5287,6 +5539,7 @@ int cufort_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, floa
                  int64_t ldc)
 {
     static const char fn[] = "cufort_sgemm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5306,6 +5559,7 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       int64_t ldc)
 {
     static const char fn[] = "cufort_sgemm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5331,6 +5585,7 @@ int cufort_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, doub
                  int64_t ldc)
 {
     static const char fn[] = "cufort_dgemm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5350,6 +5605,7 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dgemm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5375,6 +5631,7 @@ int cufort_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
                  cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgemm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5394,6 +5651,7 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgemm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5419,6 +5677,7 @@ int cufort_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
                  cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zgemm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5439,6 +5698,7 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       int64_t ldc)
 {
     static const char fn[] = "cufort_zgemm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5464,6 +5724,7 @@ int cufort_cgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
                    cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgemm3m";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5484,6 +5745,7 @@ int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
                         int64_t ldc)
 {
     static const char fn[] = "cufort_cgemm3m_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5521,6 +5783,7 @@ int cufort_zgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
                    cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zgemm3m";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5541,6 +5804,7 @@ int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
                         int64_t ldc)
 {
     static const char fn[] = "cufort_zgemm3m_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
@@ -5576,6 +5840,7 @@ int cufort_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, const 
                  int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssymm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5594,6 +5859,7 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
                       int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssymm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5629,6 +5895,7 @@ int cufort_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, const
                  int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsymm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5647,6 +5914,7 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
                       int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsymm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5683,6 +5951,7 @@ int cufort_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
                  cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csymm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5702,6 +5971,7 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csymm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5738,6 +6008,7 @@ int cufort_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
                  cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsymm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5757,6 +6028,7 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
                       cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsymm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5793,6 +6065,7 @@ int cufort_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
                  cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_chemm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5812,6 +6085,7 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_chemm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5848,6 +6122,7 @@ int cufort_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
                  cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zhemm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5867,6 +6142,7 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
                       cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zhemm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
@@ -5901,6 +6177,7 @@ int cufort_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
                  int64_t lda, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyrk";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -5917,6 +6194,7 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
                       int64_t lda, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyrk_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -5949,6 +6227,7 @@ int cufort_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
                  int64_t lda, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsyrk";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -5965,6 +6244,7 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
                       int64_t lda, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsyrk_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -5998,6 +6278,7 @@ int cufort_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alph
                  int64_t ldc)
 {
     static const char fn[] = "cufort_csyrk";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -6015,6 +6296,7 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
                       int64_t ldc)
 {
     static const char fn[] = "cufort_csyrk_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -6048,6 +6330,7 @@ int cufort_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alp
                  int64_t ldc)
 {
     static const char fn[] = "cufort_zsyrk";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -6065,6 +6348,7 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
                       int64_t ldc)
 {
     static const char fn[] = "cufort_zsyrk_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
@@ -6097,6 +6381,7 @@ int cufort_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
                  int64_t lda, float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cherk";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
@@ -6113,6 +6398,7 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
                       const cufort_cfloat *A, int64_t lda, float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cherk_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
@@ -6145,6 +6431,7 @@ int cufort_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
                  int64_t lda, double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zherk";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
@@ -6162,6 +6449,7 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
                       int64_t ldc)
 {
     static const char fn[] = "cufort_zherk_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
@@ -6195,6 +6483,7 @@ int cufort_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyr2k";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6213,6 +6502,7 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyr2k_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6248,6 +6538,7 @@ int cufort_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha, con
                   int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsyr2k";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6267,6 +6558,7 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
                        int64_t ldc)
 {
     static const char fn[] = "cufort_dsyr2k_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6303,6 +6595,7 @@ int cufort_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
                   cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csyr2k";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6322,6 +6615,7 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csyr2k_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6358,6 +6652,7 @@ int cufort_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
                   cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsyr2k";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6377,6 +6672,7 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsyr2k_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6413,6 +6709,7 @@ int cufort_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
                   float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cher2k";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6432,6 +6729,7 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cher2k_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6468,6 +6766,7 @@ int cufort_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
                   double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zher2k";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6487,6 +6786,7 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zher2k_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6522,6 +6822,7 @@ int cufort_ssyrkx(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyrkx";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6540,6 +6841,7 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ssyrkx_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6575,6 +6877,7 @@ int cufort_dsyrkx(char uplo, char trans, int64_t n, int64_t k, double alpha, con
                   int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dsyrkx";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6594,6 +6897,7 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
                        int64_t ldc)
 {
     static const char fn[] = "cufort_dsyrkx_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6630,6 +6934,7 @@ int cufort_csyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
                   cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csyrkx";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6649,6 +6954,7 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_csyrkx_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6685,6 +6991,7 @@ int cufort_zsyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
                   cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsyrkx";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6704,6 +7011,7 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zsyrkx_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6740,6 +7048,7 @@ int cufort_cherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
                   float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cherkx";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6759,6 +7068,7 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        float beta, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cherkx_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6795,6 +7105,7 @@ int cufort_zherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
                   double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zherkx";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6814,6 +7125,7 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        double beta, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zherkx_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
@@ -6850,6 +7162,7 @@ int cufort_strmm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  const float *A, int64_t lda, float *B, int64_t ldb)
 {
     static const char fn[] = "cufort_strmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -6866,6 +7179,7 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       float alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
     static const char fn[] = "cufort_strmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -6899,6 +7213,7 @@ int cufort_dtrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  const double *A, int64_t lda, double *B, int64_t ldb)
 {
     static const char fn[] = "cufort_dtrmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -6915,6 +7230,7 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
     static const char fn[] = "cufort_dtrmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -6949,6 +7265,7 @@ int cufort_ctrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  int64_t ldb)
 {
     static const char fn[] = "cufort_ctrmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -6966,6 +7283,7 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ctrmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7001,6 +7319,7 @@ int cufort_ztrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  int64_t ldb)
 {
     static const char fn[] = "cufort_ztrmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7018,6 +7337,7 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ztrmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7052,6 +7372,7 @@ int cufort_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  const float *A, int64_t lda, float *B, int64_t ldb)
 {
     static const char fn[] = "cufort_strsm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7068,6 +7389,7 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       float alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
     static const char fn[] = "cufort_strsm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7101,6 +7423,7 @@ int cufort_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  const double *A, int64_t lda, double *B, int64_t ldb)
 {
     static const char fn[] = "cufort_dtrsm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7117,6 +7440,7 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
     static const char fn[] = "cufort_dtrsm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7151,6 +7475,7 @@ int cufort_ctrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  int64_t ldb)
 {
     static const char fn[] = "cufort_ctrsm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7168,6 +7493,7 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ctrsm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7203,6 +7529,7 @@ int cufort_ztrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
                  int64_t ldb)
 {
     static const char fn[] = "cufort_ztrsm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7220,6 +7547,7 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
                       int64_t ldb)
 {
     static const char fn[] = "cufort_ztrsm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
@@ -7260,6 +7588,7 @@ int cufort_sgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
                                  int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_sgemm_strided_batched";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7282,6 +7611,7 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       float *C, int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_sgemm_strided_batched_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7323,6 +7653,7 @@ int cufort_dgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
                                  double *C, int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_dgemm_strided_batched";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7345,6 +7676,7 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       double *C, int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_dgemm_strided_batched_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7387,6 +7719,7 @@ int cufort_cgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
                                  int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_cgemm_strided_batched";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7410,6 +7743,7 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_cgemm_strided_batched_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7452,6 +7786,7 @@ int cufort_zgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
                                  int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_zgemm_strided_batched";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7475,6 +7810,7 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
                                       int64_t ldc, int64_t strideC, int64_t batch)
 {
     static const char fn[] = "cufort_zgemm_strided_batched_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
@@ -7509,6 +7845,7 @@ int cufort_sgeam(char transa, char transb, int64_t m, int64_t n, float alpha, co
                  int64_t lda, float beta, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_sgeam";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7529,6 +7866,7 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
                       int64_t lda, float beta, const float *B, int64_t ldb, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_sgeam_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7565,6 +7903,7 @@ int cufort_dgeam(char transa, char transb, int64_t m, int64_t n, double alpha, c
                  int64_t lda, double beta, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dgeam";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_dgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7585,6 +7924,7 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
                       int64_t lda, double beta, const double *B, int64_t ldb, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_dgeam_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7622,6 +7962,7 @@ int cufort_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfloat a
                  int64_t ldb, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgeam";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7643,6 +7984,7 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
                       const cufort_cfloat *B, int64_t ldb, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cgeam_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7681,6 +8023,7 @@ int cufort_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdouble 
                  int64_t ldb, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zgeam";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7702,6 +8045,7 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
                       const cufort_cdouble *B, int64_t ldb, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zgeam_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgeam(fn, transa, transb, m, n, lda, ldb, ldc);
@@ -7738,6 +8082,7 @@ int cufort_sdgmm(char side, int64_t m, int64_t n, const float *A, int64_t lda, c
                  int64_t incx, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_sdgmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
@@ -7756,6 +8101,7 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
                       int64_t incx, float *C, int64_t ldc)
 {
     static const char fn[] = "cufort_sdgmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
@@ -7789,6 +8135,7 @@ int cufort_ddgmm(char side, int64_t m, int64_t n, const double *A, int64_t lda, 
                  int64_t incx, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ddgmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
@@ -7807,6 +8154,7 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
                       int64_t incx, double *C, int64_t ldc)
 {
     static const char fn[] = "cufort_ddgmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
@@ -7840,6 +8188,7 @@ int cufort_cdgmm(char side, int64_t m, int64_t n, const cufort_cfloat *A, int64_
                  const cufort_cfloat *x, int64_t incx, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cdgmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
@@ -7858,6 +8207,7 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
                       const cufort_cfloat *x, int64_t incx, cufort_cfloat *C, int64_t ldc)
 {
     static const char fn[] = "cufort_cdgmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
@@ -7891,6 +8241,7 @@ int cufort_zdgmm(char side, int64_t m, int64_t n, const cufort_cdouble *A, int64
                  const cufort_cdouble *x, int64_t incx, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zdgmm";
+    CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
     if (st) return st;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);
@@ -7909,6 +8260,7 @@ int cufort_zdgmm_host(char side, int64_t m, int64_t n, const cufort_cdouble *A, 
                       const cufort_cdouble *x, int64_t incx, cufort_cdouble *C, int64_t ldc)
 {
     static const char fn[] = "cufort_zdgmm_host";
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);

@@ -44,7 +44,20 @@ enum { CUFORT_BACKEND_AUTO = 0, CUFORT_BACKEND_CUDA = 1, CUFORT_BACKEND_HOST = 2
 /* Chooses the backend from CUFORT_BACKEND=cuda|host|auto (default auto: cuda when a GPU is usable)
  * and the device from CUFORT_DEVICE, else the MPI local rank (OMPI_COMM_WORLD_LOCAL_RANK,
  * MV2_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, PMI_LOCAL_RANK) modulo the device count,
- * else 0.  Idempotent and thread-safe; cufort_shutdown frees everything cufort allocated. */
+ * else 0.  Idempotent and thread-safe.
+ *
+ * cufort_shutdown frees everything cufort allocated: device and pinned blocks, registrations,
+ * streams, events, FFT plans, cuBLAS handles and per-thread buffers.  It is safe while other
+ * threads are inside cufort calls: it waits for those calls to return, and calls that arrive while
+ * it runs wait until it is done.  Afterwards device-pointer calls return CUFORT_NOT_INITIALIZED,
+ * host-array calls initialise cufort again, and every handle and device pointer from before the
+ * shutdown is dead (refused with a status where cufort can tell, which it can for plans, streams,
+ * events and its own blocks).  Called from inside a cufort call (a callback such as xerbla), it is
+ * refused with CUFORT_INVALID_VALUE.  cufort_set_device after init waits the same way.
+ *
+ * Per-thread state (buffers, staging slots, streams, cuBLAS handle) goes back to a small pool when
+ * its thread exits, where the next new thread takes it over: memory stays bounded however many
+ * threads come and go. */
 int cufort_init(void);
 int cufort_init_backend(int backend);
 int cufort_shutdown(void);

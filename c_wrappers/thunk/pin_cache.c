@@ -88,8 +88,9 @@ static void release(entry *e)
         return;
     }
     if (e->state == PINNED) {
-        if (cufort_ops())
-            backend_pin(cufort_ops(), e->start, 0, 0);
+        const cufort_backend_ops *ops = cufort_ops();
+        if (ops)
+            backend_pin(ops, e->start, 0, 0);
         pinned -= e->end - e->start;
         __atomic_store_n(&pins, pins - 1, __ATOMIC_RELAXED);
     }
@@ -426,6 +427,7 @@ void cufort_pin_cache_forget(const void *p, size_t bytes)
 
 int cufort_pin_cache_limit(int64_t bytes)
 {
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     pthread_mutex_lock(&lock);
     limit = bytes < 0 ? default_limit() : bytes;
@@ -438,6 +440,7 @@ int cufort_pin_cache_limit(int64_t bytes)
 
 int cufort_pin_cache_info(int64_t *pinned_bytes, int *pinned_arrays, int *can_watch)
 {
+    CUFORT_HOLD_GATE;
     cufort_clear_error();
     if (!pinned_bytes || !pinned_arrays || !can_watch)
         return cufort_null_arg("cufort_pin_cache_info", "an output argument");

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "gate.h"
 #include "pool.h"
 
 /* helpers for two staged copies of MAX_WORKERS (staging.c) at once: the GEMM engine's upload
@@ -74,6 +75,7 @@ static void wait_for_job(helper *h)
 static void *serve(void *arg)
 {
     helper *h = arg;
+    cufort_gate_serve_calls();   /* it runs work for a call that holds the gate */
     for (;;) {
         wait_for_job(h);
         uint64_t s = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE);

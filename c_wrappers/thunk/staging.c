@@ -290,7 +290,7 @@ static int free_slot(stage *st, int i)
 {
     if (!__atomic_load_n(&st->pending[i], __ATOMIC_ACQUIRE))
         return CUFORT_SUCCESS;
-    int rc = cufort_event_synchronize(st->done[i]);
+    int rc = cufort_ops()->event_synchronize(st->done[i]);
     TRACE_HOST('X', i, 0);
     if (!rc)
         __atomic_store_n(&st->pending[i], 0, __ATOMIC_RELEASE);
@@ -302,7 +302,7 @@ static int queue_dma(stage *st, int i, cufort_stream s, void *dst, const void *s
 {
     int rc = cufort_ops()->copy2d(dst, bytes, src, bytes, bytes, 1, kind, s, 1);
     TRACE_GPU(s, 'G', i, bytes);
-    if (!rc && !(rc = cufort_event_record(st->done[i], s)))
+    if (!rc && !(rc = cufort_ops()->event_record(st->done[i], s)))
         __atomic_store_n(&st->pending[i], 1, __ATOMIC_RELEASE);
     return rc;
 }

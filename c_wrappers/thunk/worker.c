@@ -21,6 +21,7 @@ struct cufort_worker {
 static void *serve(void *arg)
 {
     cufort_worker *w = arg;
+    cufort_gate_serve_calls();   /* it runs work for a call that holds the gate */
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (!w->quit && w->finished == w->posted)
