@@ -17,7 +17,7 @@ static int requested_device = -1;        /* cufort_set_device before init */
 static struct { void (*fn)(void *); void *arg; } reset_hooks[16];   /* cufort_at_reset */
 static int hook_count;
 static _Thread_local cufort_stream thread_stream;
-static _Thread_local unsigned thread_stream_generation;   /* the session thread_stream belongs to */
+static _Thread_local unsigned thread_stream_generation;   /* the init thread_stream was set under */
 
 const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
 unsigned cufort_generation(void) { return atomic_load(&generation); }
