@@ -17,6 +17,7 @@ from cgen import C_T, ctype, result_ctype, opts, wrap, header
 
 ME = "emit_dropin.py"
 OUT = "c_wrappers/dropin/generated/dropin_blas.c"
+OUT_TABLE = "c_wrappers/dropin/generated/dropin_table.c"
 
 GPU_GROUPS = ("gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm")
 
@@ -191,13 +192,22 @@ def source():
     pairs = list(routines())
     head = header(ME, "dropin_blas.c — the standard Fortran BLAS names of the drop-in library "
                   "(libcufort_blas).")
-    out = [head, '#include "dropin.h"', "", "dropin_stats dropin_routines[] = {"]
-    out += [f'    {{.name = "{v.name}", .gpu_capable = {int(on_gpu(r))}}},' for r, v in pairs]
-    out += ["};", f"const int dropin_nroutines = {len(pairs)};", ""]
+    out = [head, '#include "dropin.h"', ""]
     for i, (r, v) in enumerate(pairs):
         out += [f"/* ---- {v.name} " + "-" * (90 - len(v.name)) + " */", forwarder(r, v, i), ""]
     return "\n".join(out)
 
 
+def table():
+    pairs = list(routines())
+    head = header(ME, "dropin_table.c — the drop-in library's routines in table order, with their "
+                  "counters (stats.c).")
+    out = [head, '#include "dropin.h"', "", "dropin_stats dropin_routines[] = {"]
+    out += [f'    {{.name = "{v.name}", .gpu_capable = {int(on_gpu(r))}}},' for r, v in pairs]
+    out += ["};", f"const int dropin_nroutines = {len(pairs)};", ""]
+    return "\n".join(out)
+
+
 def emit(write):
     write(OUT, source())
+    write(OUT_TABLE, table())

@@ -18,7 +18,7 @@ DROPIN_GPU_THRESHOLD ?= 1e8
 DROPIN_GPU_MIN_DIM ?= 256
 
 DROPIN_SRCS := $(sort $(wildcard c_wrappers/dropin/*.c)) \
-               $(wildcard c_wrappers/dropin/generated/dropin_blas.c)
+               $(sort $(wildcard c_wrappers/dropin/generated/*.c))
 DROPIN_OBJS := $(call obj_of,$(DROPIN_SRCS))
 DROPIN_LIB := $(LIB)/libcufort_blas.so
 # the reference-message xerbla of the F77 libraries, weak, so that a program's own wins

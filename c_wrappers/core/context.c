@@ -1,7 +1,7 @@
-/* context.c — init/shutdown, backend and device choice, the per-thread BLAS stream.
- * One backend is active at a time; init and shutdown are serialised by one lock, and every
- * change bumps a generation counter that per-thread caches compare against.  Shutdown and device
- * changes close the gate (gate.h) first, so no call is inside while the state goes. */
+/* context.c — init/shutdown, backend and device choice, the per-thread BLAS stream's public calls.
+ * One backend is active at a time (state.c holds it); init and shutdown are serialised by one lock,
+ * and every change bumps the generation counter that per-thread caches compare against.  Shutdown
+ * and device changes close the gate (gate.h) first, so no call is inside while the state goes. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,71 +10,7 @@
 #include "internal.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const cufort_backend_ops *_Atomic active;
-static atomic_uint generation = 1;
-static int device;
 static int requested_device = -1;        /* cufort_set_device before init */
-static struct { void (*fn)(void *); void *arg; } reset_hooks[16];   /* cufort_at_reset */
-static int hook_count;
-static _Thread_local cufort_stream thread_stream;
-static _Thread_local unsigned thread_stream_generation;   /* the init thread_stream was set under */
-
-const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
-unsigned cufort_generation(void) { return atomic_load(&generation); }
-int cufort_current_device(void) { return device; }
-/* A stream set before a shutdown or device change is gone with it: the thread is back on the
- * default stream. */
-cufort_stream cufort_thread_stream(void)
-{
-    if (thread_stream && thread_stream_generation != cufort_generation())
-        thread_stream = NULL;
-    return thread_stream;
-}
-
-cufort_stream cufort_swap_thread_stream(cufort_stream stream)
-{
-    cufort_stream old = cufort_thread_stream();
-    thread_stream = stream;
-    thread_stream_generation = cufort_generation();
-    return old;
-}
-int cufort_is_initialized(void) { return cufort_ops() != NULL; }
-int cufort_on_host(void) { return cufort_ops() == &cufort_host_ops; }
-
-int cufort_backend(void)
-{
-    const cufort_backend_ops *ops = cufort_ops();
-    return !ops ? 0 : ops == &cufort_host_ops ? CUFORT_BACKEND_HOST : CUFORT_BACKEND_CUDA;
-}
-
-const char *cufort_backend_name(void)
-{
-    const cufort_backend_ops *ops = cufort_ops();
-    return ops ? ops->name : "none";
-}
-
-void cufort_at_reset(void (*fn)(void *arg), void *arg)
-{
-    pthread_mutex_lock(&lock);
-    int known = 0;
-    for (int i = 0; i < hook_count; i++)
-        known |= reset_hooks[i].fn == fn && reset_hooks[i].arg == arg;
-    if (!known && hook_count < (int)(sizeof reset_hooks / sizeof *reset_hooks)) {
-        reset_hooks[hook_count].fn = fn;
-        reset_hooks[hook_count++].arg = arg;
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-int cufort_enter(const char *routine)
-{
-    cufort_clear_error();
-    if (cufort_ops())
-        return CUFORT_SUCCESS;
-    return cufort_fail(CUFORT_NOT_INITIALIZED,
-                       "%s: cufort is not initialized (call cufort_init or cublas_init first)",
-                       routine);
-}
 
 int cufort_ensure_init(const char *routine)
 {
@@ -151,9 +87,7 @@ static int open_backend(int backend)
     st = ops->open(dev);
     if (st)
         return st;
-    device = dev;
-    atomic_fetch_add(&generation, 1);
-    atomic_store(&active, ops);
+    cufort_state_activate(ops, backend, dev);
     return CUFORT_SUCCESS;
 }
 
@@ -197,12 +131,6 @@ int cufort_init(void)
     return cufort_init_backend(backend);
 }
 
-static void run_reset_hooks(void)
-{
-    for (int i = 0; i < hook_count; i++)
-        reset_hooks[i].fn(reset_hooks[i].arg);
-}
-
 static int destroy_stream(void *s) { return cufort_ops()->stream_destroy(s); }
 static int destroy_event(void *e) { return cufort_ops()->event_destroy(e); }
 
@@ -218,7 +146,7 @@ int cufort_shutdown(void)
     const cufort_backend_ops *ops = cufort_ops();
     if (ops) {
         ops->synchronize();   /* device-pointer calls may still run on what is about to go */
-        run_reset_hooks();
+        cufort_state_run_reset_hooks();
         /* what the program left allocated goes with the context */
         cufort_registry_drain(&cufort_live_events, destroy_event);
         cufort_registry_drain(&cufort_live_streams, destroy_stream);
@@ -226,8 +154,7 @@ int cufort_shutdown(void)
         cufort_registry_drain(&cufort_pinned_blocks, ops->host_free);
         cufort_registry_drain(&cufort_registered_ranges, ops->host_unregister);
         ops->close();
-        atomic_store(&active, NULL);
-        atomic_fetch_add(&generation, 1);
+        cufort_state_deactivate();
     }
     pthread_mutex_unlock(&lock);
     cufort_gate_open();
@@ -269,12 +196,12 @@ int cufort_set_device(int dev)
             st = cufort_fail(CUFORT_INVALID_VALUE,
                              "cufort_set_device: device %d requested but only %d present", dev, count);
         if (!st) {
-            run_reset_hooks();
+            cufort_state_run_reset_hooks();
             st = ops->set_device(dev);
         }
         if (!st) {
-            device = requested_device = dev;
-            atomic_fetch_add(&generation, 1);
+            requested_device = dev;
+            cufort_state_set_device(dev);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -290,7 +217,7 @@ int cufort_get_device(int *dev)
         return st;
     if (!dev)
         return cufort_null_arg("cufort_get_device", "device");
-    *dev = device;
+    *dev = cufort_current_device();
     return CUFORT_SUCCESS;
 }
 

@@ -138,4 +138,11 @@ int cufort_current_device(void);
  * per-thread caches (thunk buffers) made on it. */
 void cufort_at_reset(void (*fn)(void *arg), void *arg);
 
+/* state.c's setters, for context.c alone: a backend becomes active / goes; the device changes;
+ * the reset hooks run (in the order they were added). */
+void cufort_state_activate(const cufort_backend_ops *ops, int kind, int device);
+void cufort_state_deactivate(void);
+void cufort_state_set_device(int device);
+void cufort_state_run_reset_hooks(void);
+
 #endif

@@ -2,10 +2,13 @@
  *
  * generated/dropin_blas.c  every standard Fortran BLAS name (sgemm_, ddot_, ...): argument unpacking,
  *                          the routing decision, the engine call or the CPU BLAS call
- * router.c                 configuration (environment), GPU availability, the routing decision
+ * generated/dropin_table.c the routines in table order, each with its counters
+ * router.c                 configuration (environment), GPU availability, the routing decision,
+ *                          the end of a call (counted, and timed for adapt.c)
  * adapt.c                  near the threshold: the faster path, measured per routine and size
+ * stats.c                  the counters and the clock
  * cpu_blas.c               the CPU BLAS found at run time (never ourselves)
- * report.c                 the counters and the CUFORT_REPORT table at exit
+ * report.c                 the CUFORT_REPORT table at exit (reads the others; nothing calls it)
  * errors.c                 xerbla calls, xerbla_array_, INTEGER narrowing (F77_INT64)
  * lsame.c                  the BLAS auxiliary lsame_
  * The default xerbla_ is c_wrappers/f77/xerbla.c, linked in unchanged. */
@@ -44,7 +47,7 @@ DROPIN_HIDDEN int dropin_narrow(int64_t v, const char *routine, const char *arg)
 #define CPU_INT(p, v, routine) ((void)(v), (const int *)(p))
 #endif
 
-/* ---- counters of one routine (report.c) ---- */
+/* ---- counters of one routine (stats.c; the table is generated/dropin_table.c) ---- */
 typedef struct {
     const char *name;          /* "dgemm" */
     int gpu_capable;           /* Level 3 with a cufort_<name>_host engine entry */
@@ -82,9 +85,12 @@ static inline void dropin_begin(dropin_call *c, dropin_stats *s)
     c->t0 = c->on ? dropin_now_ns() : 0;
 }
 
-DROPIN_HIDDEN void dropin_report_enable(void);   /* counters on, the table at exit */
+/* One finished call of routine s, and a snapshot of its counters. */
+DROPIN_HIDDEN void dropin_count(dropin_stats *s, uint64_t ns, int gpu, int fell_back, double flops,
+                                double bytes);
+DROPIN_HIDDEN void dropin_stats_copy(const dropin_stats *s, cufort_dropin_stats *out);
 
-/* The call finished on the CPU BLAS (gpu = 0) or the engine (gpu = 1, bytes moved). */
+/* The call finished on the CPU BLAS (gpu = 0) or the engine (gpu = 1, bytes moved) (router.c). */
 DROPIN_HIDDEN void dropin_end(dropin_call *c, int gpu, double flops, double bytes);
 
 /* ---- routing (router.c) ---- */

@@ -1,7 +1,5 @@
-/* report.c — the drop-in BLAS's counters and the CUFORT_REPORT table written at exit.
- *
- * Counters are kept only while CUFORT_REPORT is on: a Level-1 call in a hot loop should not pay for
- * a clock read and shared atomics nobody will look at.  The table goes to stderr, or to
+/* report.c — the CUFORT_REPORT table written at exit, from what stats.c, router.c and adapt.c
+ * publish; nothing below calls back here.  The table goes to stderr, or to
  * CUFORT_REPORT_FILE ("%p" in the name becomes the process id, for MPI runs), appended in one
  * write so that several processes sharing one file do not interleave their lines. */
 #define _GNU_SOURCE
@@ -14,71 +12,6 @@
 #include <unistd.h>
 
 #include "dropin.h"
-
-int dropin_reporting = -1;
-
-uint64_t dropin_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static void add_double(double *x, double v)
-{
-    double old, want;
-    __atomic_load(x, &old, __ATOMIC_RELAXED);
-    do {
-        want = old + v;
-    } while (!__atomic_compare_exchange(x, &old, &want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-}
-
-void dropin_end(dropin_call *c, int gpu, double flops, double bytes)
-{
-    if (c->adapt)
-        dropin_adapt_record(c, gpu);
-    if (!c->on)
-        return;
-    dropin_stats *s = c->s;
-    __atomic_add_fetch(&s->ns, dropin_now_ns() - c->t0, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&s->calls, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(gpu ? &s->gpu : &s->cpu, 1, __ATOMIC_RELAXED);
-    if (c->fell_back)
-        __atomic_add_fetch(&s->fallback, 1, __ATOMIC_RELAXED);
-    if (flops > 0)
-        add_double(&s->flops, flops);
-    if (gpu)
-        __atomic_add_fetch(&s->bytes, (uint64_t)bytes, __ATOMIC_RELAXED);
-}
-
-static void copy_out(const dropin_stats *s, cufort_dropin_stats *out)
-{
-    out->name = s->name;
-    out->gpu_capable = s->gpu_capable;
-    out->calls = (int64_t)__atomic_load_n(&s->calls, __ATOMIC_RELAXED);
-    out->gpu = (int64_t)__atomic_load_n(&s->gpu, __ATOMIC_RELAXED);
-    out->cpu = (int64_t)__atomic_load_n(&s->cpu, __ATOMIC_RELAXED);
-    out->fallback = (int64_t)__atomic_load_n(&s->fallback, __ATOMIC_RELAXED);
-    out->seconds = (double)__atomic_load_n(&s->ns, __ATOMIC_RELAXED) * 1e-9;
-    __atomic_load(&s->flops, &out->flops, __ATOMIC_RELAXED);
-    out->bytes = (double)__atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
-}
-
-int cufort_dropin_stats_at(int index, cufort_dropin_stats *out)
-{
-    if (index < 0 || index >= dropin_nroutines || !out)
-        return -1;
-    copy_out(&dropin_routines[index], out);
-    return 0;
-}
-
-int cufort_dropin_stats_of(const char *routine, cufort_dropin_stats *out)
-{
-    for (int i = 0; routine && i < dropin_nroutines; i++)
-        if (strcmp(dropin_routines[i].name, routine) == 0)
-            return cufort_dropin_stats_at(i, out);
-    return -1;
-}
 
 /* The whole report in one malloc'd string. */
 static char *format_report(void)
@@ -97,7 +30,7 @@ static char *format_report(void)
             "fallback", "time_s", "GFLOP/s", "bytes_h<->d");
     for (int i = 0; i < dropin_nroutines; i++) {
         cufort_dropin_stats s;
-        copy_out(&dropin_routines[i], &s);
+        dropin_stats_copy(&dropin_routines[i], &s);
         if (s.calls == 0)
             continue;
         double rate = s.seconds > 0 ? s.flops / s.seconds * 1e-9 : 0;
@@ -168,11 +101,6 @@ static void at_exit(void)
     cufort_dropin_write_report(getenv("CUFORT_REPORT_FILE"));
 }
 
-static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
-static void register_exit(void) { atexit(at_exit); }
-
-void dropin_report_enable(void)
-{
-    pthread_once(&exit_once, register_exit);
-    __atomic_store_n(&dropin_reporting, 1, __ATOMIC_RELAXED);
-}
+/* Registered when the library loads, so that routing never has to call up here: at exit the
+ * table is written if CUFORT_REPORT turned the counters on. */
+__attribute__((constructor)) static void register_exit(void) { atexit(at_exit); }

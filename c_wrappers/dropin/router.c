@@ -79,10 +79,7 @@ static void read_config(void)
     const char *adapt = getenv("CUFORT_DROPIN_ADAPT");
     cfg.adapt = !adapt || !*adapt ? ADAPT_ON_GPU : env_on("CUFORT_DROPIN_ADAPT") ? ADAPT_ALWAYS : ADAPT_OFF;
     pthread_mutex_unlock(&cfg_lock);
-    if (env_on("CUFORT_REPORT"))
-        dropin_report_enable();
-    else
-        __atomic_store_n(&dropin_reporting, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&dropin_reporting, env_on("CUFORT_REPORT"), __ATOMIC_RELAXED);
 }
 
 static void config(void) { pthread_once(&cfg_once, read_config); }
@@ -208,3 +205,14 @@ void dropin_config_line(char *buf, size_t n)
         snprintf(buf + w, n - (size_t)w, "\n# first fallback to the CPU BLAS: %s", first_fallback);
     pthread_mutex_unlock(&fallback_lock);
 }
+
+/* The call is over: adapt.c learns its time (when it routed it), the counters count it. */
+void dropin_end(dropin_call *c, int gpu, double flops, double bytes)
+{
+    if (c->adapt)
+        dropin_adapt_record(c, gpu);
+    if (!c->on)
+        return;
+    dropin_count(c->s, dropin_now_ns() - c->t0, gpu, c->fell_back, flops, bytes);
+}
+

@@ -7,6 +7,7 @@
 #include "fft_pipeline.h"
 #include "staging.h"
 #include "thread_state.h"
+#include "scratch.h"
 #include "thunk.h"
 #include "worker.h"
 

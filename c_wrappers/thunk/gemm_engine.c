@@ -22,9 +22,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "blas_backends.h"
 #include "gemm_engine.h"
 #include "staging.h"
 #include "thread_state.h"
+#include "scratch.h"
 #include "thunk.h"
 #include "worker.h"
 
@@ -180,23 +182,33 @@ static void add_to_beta_c(char *dst, const char *src, size_t bytes, const void *
     }
 }
 
+/* the backend's GEMM itself: the engine's operands are its own device buffers, already checked */
 static int device_gemm(const job *j, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda,
                        const void *B, int64_t ldb, const void *beta, void *C)
 {
     char ta = k ? j->ta : 'N', tb = k ? j->tb : 'N';
+    int host = cufort_on_host();
     switch (j->prec) {
-    case 's':
-        return cufort_sgemm(ta, tb, m, n, k, *(const float *)j->alpha, A, lda, B, ldb,
-                            *(const float *)beta, C, m);
-    case 'd':
-        return cufort_dgemm(ta, tb, m, n, k, *(const double *)j->alpha, A, lda, B, ldb,
-                            *(const double *)beta, C, m);
-    case 'c':
-        return cufort_cgemm(ta, tb, m, n, k, *(const cufort_cfloat *)j->alpha, A, lda, B, ldb,
-                            *(const cufort_cfloat *)beta, C, m);
-    default:
-        return cufort_zgemm(ta, tb, m, n, k, *(const cufort_cdouble *)j->alpha, A, lda, B, ldb,
-                            *(const cufort_cdouble *)beta, C, m);
+    case 's': {
+        float a = *(const float *)j->alpha, b = *(const float *)beta;
+        return host ? cufort_host_sgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m)
+                    : cufort_cuda_sgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m);
+    }
+    case 'd': {
+        double a = *(const double *)j->alpha, b = *(const double *)beta;
+        return host ? cufort_host_dgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m)
+                    : cufort_cuda_dgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m);
+    }
+    case 'c': {
+        cufort_cfloat a = *(const cufort_cfloat *)j->alpha, b = *(const cufort_cfloat *)beta;
+        return host ? cufort_host_cgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m)
+                    : cufort_cuda_cgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m);
+    }
+    default: {
+        cufort_cdouble a = *(const cufort_cdouble *)j->alpha, b = *(const cufort_cdouble *)beta;
+        return host ? cufort_host_zgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m)
+                    : cufort_cuda_zgemm(ta, tb, m, n, k, a, A, lda, B, ldb, b, C, m);
+    }
     }
 }
 

@@ -33,7 +33,7 @@
 #include "stage_trace.h"
 #include "staging.h"
 #include "thread_state.h"
-#include "thunk.h"
+#include "scratch.h"
 
 /* GROUP: a slot, the most one DMA moves; PIECE: the most one worker packs or unpacks at a time;
  * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
