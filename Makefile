@@ -4,7 +4,7 @@
 #   make check           builds the tests and examples, runs tests/run_tests.sh (ends "N passed, M failed")
 #   make demo            builds and runs the examples, saying what ran where
 #   make install PREFIX=/opt/cufort
-#   make generate        regenerates the generated sources from gen/blas_table.py
+#   make generate        regenerates the generated sources from gen/*_table.py
 #   make check-generated fails when the generated files are not what the generator writes
 #   make gpu-bundle      build/runtime: the shared libraries a GPU machine without gfortran/OpenBLAS needs
 #   make clean
@@ -138,7 +138,7 @@ LIBS := $(LIB)/libcufort.a $(LIB)/libcufort.so \
 # dependency order; .mod files into $(BUILD)/include.  Link: -I$(BUILD)/include -lcufort_fortran -lcufort.
 FORTRAN_MOD_SRCS := fortran/cufort_core.f90 fortran/cufort_streams.f90 fortran/generated/cufort_c_blas.f90 \
                     fortran/generated/cufort_memory.f90 fortran/generated/cufort_blas.f90 \
-                    fortran/cufort_kernels.f90 fortran/cufort_fft.f90 fortran/cufort.f90
+                    fortran/generated/cufort_kernels.f90 fortran/generated/cufort_fft.f90 fortran/cufort.f90
 FORTRAN_MOD_OBJS := $(patsubst %.f90,$(OBJ)/%.o,$(FORTRAN_MOD_SRCS))
 MODDIR := $(BUILD)/include
 MOD_FFLAGS = $(FFLAGS) -std=f2008 -Wall -fPIC
@@ -197,9 +197,9 @@ $(call FMOD_O,cufort_streams): $(call FMOD_O,cufort_core)
 $(call FMOD_O,generated/cufort_c_blas): $(call FMOD_O,cufort_streams)
 $(call FMOD_O,generated/cufort_memory): $(call FMOD_O,generated/cufort_c_blas)
 $(call FMOD_O,generated/cufort_blas): $(call FMOD_O,generated/cufort_memory)
-$(call FMOD_O,cufort_kernels): $(call FMOD_O,generated/cufort_blas)
-$(call FMOD_O,cufort_fft): $(call FMOD_O,generated/cufort_blas)
-$(call FMOD_O,cufort): $(call FMOD_O,cufort_kernels) $(call FMOD_O,cufort_fft)
+$(call FMOD_O,generated/cufort_kernels): $(call FMOD_O,generated/cufort_blas)
+$(call FMOD_O,generated/cufort_fft): $(call FMOD_O,generated/cufort_blas)
+$(call FMOD_O,cufort): $(call FMOD_O,generated/cufort_kernels) $(call FMOD_O,generated/cufort_fft)
 
 $(LIB)/libcufort_fortran.a: $(FORTRAN_MOD_OBJS)
 	@mkdir -p $(@D)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes every generated file from gen/blas_table.py.  `make generate` runs it; the output is
-deterministic, so `make generate && git diff --exit-code` proves the tree is up to date."""
+"""Writes every generated file from gen/blas_table.py, and the Fortran FFT and kernels modules from
+gen/fft_table.py and gen/kernels_table.py.  `make generate` runs it; the output is deterministic, so
+`make generate && git diff --exit-code` proves the tree is up to date."""
 
 import os
 import sys
@@ -14,6 +15,8 @@ import emit_dropin  # noqa: E402
 import emit_f77  # noqa: E402
 import emit_f77_tests  # noqa: E402
 import emit_fortran  # noqa: E402
+import emit_fortran_fft  # noqa: E402
+import emit_fortran_kernels  # noqa: E402
 import emit_tests  # noqa: E402
 
 
@@ -28,7 +31,8 @@ def write(rel, text):
 
 
 def main():
-    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_fortran, emit_dropin):
+    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_fortran, emit_dropin,
+                    emit_fortran_fft, emit_fortran_kernels):
         emitter.emit(write)
 
 
