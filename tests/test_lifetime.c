@@ -315,6 +315,60 @@ static int child_shutdown_frees(void)
     return cufort_shutdown();
 }
 
+/* A fork's child of a running cufort has only the forking thread: locks another thread held stay
+ * held, and a CUDA context does not carry over.  It inherits cufort as shut down: shutdown returns
+ * at once, and starting again is refused with a message, never a hang on an orphaned lock.  The
+ * busy thread stays off threaded CPU BLAS calls: OpenBLAS stops its own thread pool around a fork
+ * and hangs a GEMM that is using it. */
+static atomic_int busy_stop;
+static void *busy(void *p)
+{
+    worker *w = p;
+    while (!atomic_load(&busy_stop)) {
+        sscal_round(w);
+        fft_round(w);
+    }
+    return NULL;
+}
+
+static int in_forked_child(void)
+{
+    alarm(10);
+    if (cufort_shutdown() != CUFORT_SUCCESS)
+        return 3;
+    float x[4] = {1, 2, 3, 4};
+    int st = cufort_sscal_host(4, 2.0f, x, 1);
+    if (st == CUFORT_SUCCESS || !strstr(cufort_last_error(), "fork"))
+        return 4;
+    return cufort_init() == CUFORT_NOT_SUPPORTED ? 0 : 5;
+}
+
+static void fork_inside_call(void)
+{
+    worker w = {.seed = 99};
+    pthread_t t;
+    pthread_create(&t, NULL, busy, &w);
+    usleep(50000);
+    int hung = 0, failed = 0, last = 0;
+    for (int i = 0; i < 5; i++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(in_forked_child());
+        int ws = 0;
+        waitpid(pid, &ws, 0);
+        hung += WIFSIGNALED(ws) && WTERMSIG(ws) == SIGALRM;
+        if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+            failed++, last = ws;
+        usleep(2000);
+    }
+    atomic_store(&busy_stop, 1);
+    pthread_join(t, NULL);
+    CHECK(!failed && !w.bad,
+          "a fork's child of a running cufort: shutdown returns, restarting is refused, nothing hangs",
+          "%d of 5 children failed (%d hung; last wait status %#x); %d failed calls (%s)", failed,
+          hung, last, w.bad, w.first);
+}
+
 static int run_child(const char *mode)
 {
     ck_child_main("test_lifetime");
@@ -339,6 +393,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < runs; i++)
         ck_child("race", ckf("shutdown race, run %d of %d", i + 1, runs), NULL);
     CHECK_OK(cufort_init(), "init for the thread churn");
+    if (cufort_backend() == CUFORT_BACKEND_HOST)   /* a CUDA context does not survive a fork */
+        fork_inside_call();
     thread_churn(1);
     thread_churn(8);
     CHECK_OK(cufort_shutdown(), "shutdown");

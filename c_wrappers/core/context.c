@@ -98,6 +98,11 @@ int cufort_init_backend(int backend)
     if (backend != CUFORT_BACKEND_AUTO && backend != CUFORT_BACKEND_CUDA &&
         backend != CUFORT_BACKEND_HOST)
         return cufort_fail(CUFORT_INVALID_VALUE, "cufort_init_backend: unknown backend %d", backend);
+    if (cufort_state_forked())
+        return cufort_fail(CUFORT_NOT_SUPPORTED,
+                           "cufort_init: this process is a fork of one that had cufort running; "
+                           "like CUDA, cufort cannot start again in it (exec a new program, or fork "
+                           "before the first cufort call)");
     pthread_mutex_lock(&lock);
     int st = CUFORT_SUCCESS;
     const cufort_backend_ops *ops = cufort_ops();

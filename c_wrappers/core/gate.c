@@ -16,6 +16,18 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static _Thread_local int depth;     /* this thread's nested holds */
 
+/* A forked child has only the thread that forked: the calls other threads had in flight will
+ * never leave, so the child starts from its own depth alone. */
+static void reset_in_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    pthread_cond_init(&changed, NULL);
+    atomic_store(&inside, depth > 0);
+    atomic_store(&closing, 0);
+}
+
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+
 static void wake_all(void)
 {
     pthread_mutex_lock(&lock);

@@ -144,5 +144,6 @@ void cufort_state_activate(const cufort_backend_ops *ops, int kind, int device);
 void cufort_state_deactivate(void);
 void cufort_state_set_device(int device);
 void cufort_state_run_reset_hooks(void);
+int cufort_state_forked(void);   /* a fork's child of an initialised cufort: it stays shut down */
 
 #endif

@@ -13,8 +13,23 @@ static atomic_int device;
 static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct { void (*fn)(void *); void *arg; } reset_hooks[16];   /* cufort_at_reset */
 static int hook_count;
+static atomic_int forked_live;                 /* this is a fork's child of an initialised cufort */
 static _Thread_local cufort_stream thread_stream;
 static _Thread_local unsigned thread_stream_generation;   /* the init thread_stream was set under */
+
+/* A fork's child has only the forking thread: locks other threads held stay held, and a CUDA
+ * context does not carry over.  It inherits cufort as shut down, and may not start it again
+ * (cufort_state_forked), so nothing in it waits on a lock nobody will release. */
+static void forget_in_child(void)
+{
+    if (atomic_load(&active)) {
+        atomic_store(&forked_live, 1);
+        atomic_store(&active, NULL);
+        atomic_fetch_add(&generation, 1);
+    }
+}
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(NULL, NULL, forget_in_child); }
+int cufort_state_forked(void) { return atomic_load(&forked_live); }
 
 const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
 unsigned cufort_generation(void) { return atomic_load(&generation); }
