@@ -297,6 +297,9 @@ static void transforms(void)
 #define ADVANCED(nm, t, r, nz, b, n_, ie_, is_, id_, oe_, os_, od_)                              \
     {.name = nm, .type = t, .rank = r, .normalize = nz, .batch = b, .advanced = 1, .n = n_,       \
      .ie = ie_, .is = is_, .id = id_, .oe = oe_, .os = os_, .od = od_}
+#define ADVANCED_IN_PLACE(nm, t, r, nz, b, n_, ie_, is_, id_, oe_, os_, od_)                     \
+    {.name = nm, .type = t, .rank = r, .in_place = 1, .normalize = nz, .batch = b, .advanced = 1,  \
+     .n = n_, .ie = ie_, .is = is_, .id = id_, .oe = oe_, .os = os_, .od = od_}
 #define PARTS(nm, t, r, ip, nz, b, ...)                                                          \
     {.name = nm, .type = t, .rank = r, .in_place = ip, .normalize = nz, .batch = b, .n = {__VA_ARGS__}, \
      .pinned = 1}
@@ -332,6 +335,14 @@ static void transforms(void)
         ADVANCED("z2z-2d-embedded", CUFORT_FFT_Z2Z, 2, 0, 2, L(6, 10), L(8, 13), 2, 230, L(7, 11), 1, 80),
         ADVANCED("r2c-2d-embedded", CUFORT_FFT_R2C, 2, 0, 2, L(6, 10), L(6, 12), 1, 75, L(6, 7), 2, 90),
         ADVANCED("z2d-1d-strided", CUFORT_FFT_Z2D, 1, 1, 2, L(30), L(16), 2, 40, L(30), 1, 33),
+        /* in place with advanced layouts: the real side overlays the complex one (same stride in
+         * each side's own elements, twice the distance, twice the last embed, other embeds equal) */
+        ADVANCED_IN_PLACE("r2c-2d-embedded-inplace", CUFORT_FFT_R2C, 2, 0, 2, L(6, 10), L(6, 14), 1, 90,
+                          L(6, 7), 1, 45),
+        ADVANCED_IN_PLACE("d2z-1d-strided-inplace", CUFORT_FFT_D2Z, 1, 0, 3, L(9), L(9), 2, 24, L(5), 2, 12),
+        ADVANCED_IN_PLACE("c2r-3d-embedded-inplace-normalized", CUFORT_FFT_C2R, 3, 1, 2, L(3, 4, 6),
+                          L(3, 5, 4), 1, 64, L(3, 5, 8), 1, 128),
+        ADVANCED_IN_PLACE("z2d-2d-inplace", CUFORT_FFT_Z2D, 2, 0, 1, L(5, 7), L(5, 4), 1, 20, L(5, 8), 1, 40),
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const fcase *c = &cases[i];
@@ -678,9 +689,150 @@ static void errors(void)
              "a plan from before shutdown is gone");
 }
 
-int main(void)
+/* ---- layouts that must be refused, never crash (run in child processes: a crash is a FAIL) ---- */
+
+/* Advanced in-place real transforms whose real side does not overlay the complex side (here the
+ * distances: 16 reals against 17 complex elements).  FFTW's planner recursed until the stack ran out
+ * on such a layout and cuFFT faulted; the plan is fine out of place, so exec refuses it in place, in
+ * both forms, leaving the data alone. */
+static void in_place_mismatch(void)
+{
+    static const int types[] = {CUFORT_FFT_R2C, CUFORT_FFT_D2Z, CUFORT_FFT_C2R, CUFORT_FFT_Z2D};
+    int64_t n[2] = {4, 6}, real_embed[2] = {4, 8}, complex_embed[2] = {4, 4};
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        int type = types[t], fwd = real_in(type), dbl = is_double(type);
+        int dir = fwd ? CUFORT_FFT_FORWARD : CUFORT_FFT_INVERSE;
+        const char *name = type == CUFORT_FFT_R2C ? "r2c" : type == CUFORT_FFT_D2Z ? "d2z"
+                           : type == CUFORT_FFT_C2R ? "c2r" : "z2d";
+        cufort_fft_plan plan = NULL;
+        int st = fwd ? cufort_fft_plan_many(&plan, type, 2, n, 2, real_embed, 1, 16, complex_embed, 1, 17)
+                     : cufort_fft_plan_many(&plan, type, 2, n, 2, complex_embed, 1, 17, real_embed, 1, 16);
+        if (st && !cufort_on_host()) {   /* cuFFT may refuse the layout itself: cleanly is enough */
+            CHECK(ck_err()[0] != '\0', ckf("mismatch %s: cuFFT's refusal comes with a message", name),
+                  "status %d, no message", st);
+            printf("# mismatch %s: not planned on this backend: %s\n", name, ck_err());
+            continue;
+        }
+        if (!CHECK_OK(st, ckf("mismatch %s: plans (out of place it is a valid layout)", name)))
+            continue;
+        int64_t ie = 0, oe = 0;
+        cufort_fft_extents(plan, 1, &ie, &oe);
+        int64_t reals = 2 * (ie > oe ? ie : oe), bytes = reals * (dbl ? 8 : 4);
+        void *host = malloc((size_t)bytes), *copy = malloc((size_t)bytes), *d = NULL;
+        for (int64_t i = 0; i < reals; i++)
+            put(host, dbl, i, uniform());
+        memcpy(copy, host, (size_t)bytes);
+        CHECK_OK(cufort_alloc(&d, bytes), ckf("mismatch %s: alloc", name));
+        cufort_set_vector(reals, dbl ? 8 : 4, host, 1, d, 1);
+        CHECK_FAILS_MSG(cufort_fft_exec(plan, d, d, dir), CUFORT_INVALID_VALUE, "in place",
+                        ckf("mismatch %s: device exec in place refused", name));
+        CHECK_MSG(fwd ? "idist = 16" : "odist = 16", ckf("mismatch %s: the message names the cause", name));
+        CHECK_FAILS_MSG(cufort_fft_exec_host(plan, host, host, dir), CUFORT_INVALID_VALUE, "in place",
+                        ckf("mismatch %s: host-array exec in place refused", name));
+        CHECK(!memcmp(host, copy, (size_t)bytes),
+              ckf("mismatch %s: refused call leaves the data alone", name), "the array changed");
+        cufort_get_vector(reals, dbl ? 8 : 4, d, 1, host, 1);
+        CHECK(!memcmp(host, copy, (size_t)bytes), ckf("mismatch %s: ... on the device too", name),
+              "the device array changed");
+        cufort_free(d);
+        free(host);
+        free(copy);
+        CHECK_OK(cufort_fft_destroy(plan), ckf("mismatch %s: destroy", name));
+    }
+}
+
+/* Spans that do not fit int64 bytes are refused at plan time, naming the arguments; below that,
+ * cufort_fft_extents is exact. */
+static void span_overflow(void)
+{
+    cufort_fft_plan plan = NULL;
+    /* 16 * 2^30 * 2^30 = 2^64 elements: wrapped to an extent of 1 and crashed in FFTW */
+    int64_t n3[3] = {17, 1, 1}, e3[3] = {1, 1 << 30, 1 << 30};
+    CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 3, n3, 1, e3, 1, 1, e3, 1, 1),
+                    CUFORT_INVALID_VALUE, "inembed", "overflow: 2^64-element advanced layout refused");
+    CHECK(plan == NULL, "overflow: no plan handed out", "plan %p", (void *)plan);
+    if (plan) {   /* what the refusal prevents: a tiny array passing the span check */
+        float _Complex x[4] = {1, 2, 3, 4}, y[4];
+        CHECK_ST(cufort_fft_exec_host(plan, x, y, CUFORT_FFT_FORWARD), CUFORT_INVALID_VALUE,
+                 "overflow: the plan runs on a 4-element array");
+        cufort_fft_destroy(plan);
+        plan = NULL;
+    }
+    /* 2^63 elements of basic layout: the extent was INT64_MIN, which skipped the pointer check */
+    CHECK_FAILS_MSG(cufort_fft_plan_3d(&plan, CUFORT_FFT_C2C, 1 << 21, 1 << 21, 1 << 21),
+                    CUFORT_INVALID_VALUE, "n = {2097152, 2097152, 2097152}",
+                    "overflow: 2^21-cubed plan refused");
+    CHECK_FAILS_MSG(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, (int64_t)1 << 40, (int64_t)1 << 30),
+                    CUFORT_INVALID_VALUE, "batch", "overflow: 2^40 x batch 2^30 refused");
+    CHECK_FAILS_MSG(cufort_fft_plan_1d(&plan, CUFORT_FFT_Z2Z, (int64_t)1 << 60, 1), CUFORT_INVALID_VALUE,
+                    "bytes", "overflow: 2^60 elements fit int64, their 2^64 bytes do not");
+    int64_t n1[1] = {2}, e1[1] = {2};
+    CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_R2C, 1, n1, 3, e1, 1, INT64_MAX / 2, e1, 1, 1),
+                    CUFORT_INVALID_VALUE, "idist", "overflow: a distance times the batch refused");
+    CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_C2R, 1, n1, 1, e1, 1, 1, e1, INT64_MAX, 1),
+                    CUFORT_INVALID_VALUE, "ostride", "overflow: the output's stride refused");
+    /* 2^40 + 1 elements, exactly */
+    int64_t big[3] = {2, 1, 1}, be[3] = {1, 1 << 20, 1 << 20};
+    int st = cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 3, big, 1, be, 1, 1, be, 1, 1);
+    if (st && !cufort_on_host())   /* cuFFT may refuse the layout itself */
+        printf("# exact: not planned on this backend: %s\n", ck_err());
+    else
+        CHECK_OK(st, "exact: 2^40+1-element layout plans");
+    if (!st) {
+        int64_t ie = 0, oe = 0, want = ((int64_t)1 << 40) + 1;
+        CHECK_OK(cufort_fft_extents(plan, 0, &ie, &oe), "exact: extents");
+        CHECK(ie == want && oe == want, "exact: extents are 2^40+1 elements", "%lld / %lld",
+              (long long)ie, (long long)oe);
+        void *d = NULL;
+        CHECK_OK(cufort_alloc(&d, 4 * 8), "exact: alloc 4 elements");
+        CHECK_ST(cufort_fft_exec(plan, d, d, CUFORT_FFT_FORWARD), CUFORT_BAD_POINTER,
+                 "exact: a 4-element device array is refused");
+        cufort_free(d);
+        cufort_fft_destroy(plan);
+    }
+}
+
+/* What the backend's library cannot take is refused at plan time, naming that library (FFTW's int
+ * arguments on the host backend; cuFFT's 64-bit API takes whatever fits int64 bytes). */
+static void backend_limits(void)
+{
+    if (!cufort_on_host())
+        return;
+    cufort_fft_plan plan = NULL;
+    int64_t n1[1] = {2}, e1[1] = {2};
+    CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 1, n1, 1, e1, (int64_t)1 << 31, 1, e1, 1, 1),
+                    CUFORT_NOT_SUPPORTED, "FFTW", "host: istride 2^31 refused at plan time, naming FFTW");
+    CHECK(strstr(ck_err(), "BLAS") == NULL, "host: ... not blaming the CPU BLAS", "\"%s\"", ck_err());
+    CHECK_MSG("istride", "host: ... naming the argument");
+    CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 1, n1, 1, e1, 1, 1, e1, 1 << 30, 1),
+                    CUFORT_NOT_SUPPORTED, "ostride",
+                    "host: a complex stride of 2^30 (FFTW doubles it) refused");
+    CHECK_FAILS_MSG(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, (int64_t)1 << 31, 1), CUFORT_NOT_SUPPORTED,
+                    "FFTW", "host: n = 2^31 refused at plan time, naming FFTW");
+    CHECK(strstr(ck_err(), "BLAS") == NULL, "host: ... not blaming the CPU BLAS", "\"%s\"", ck_err());
+    CHECK(plan == NULL, "host: no plan handed out", "plan %p", (void *)plan);
+}
+
+static int run_child(const char *mode)
+{
+    ck_child_main("fft");
+    if (!CHECK_OK(cufort_init(), ckf("child %s init", mode)))
+        return 1;
+    if (!strcmp(mode, "in_place_mismatch"))
+        in_place_mismatch();
+    else if (!strcmp(mode, "span_overflow"))
+        span_overflow();
+    else
+        CHECK(0, "child mode", "unknown mode %s", mode);
+    cufort_shutdown();
+    return ck_failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
     ck_begin("fft", 300);
+    if (argc == 3 && !strcmp(argv[1], "--child"))
+        return run_child(argv[2]);
     CHECK_OK(cufort_init(), "init");
     printf("# backend %s\n", cufort_backend_name());
     transforms();
@@ -692,6 +844,9 @@ int main(void)
     cache_threads();
     cache_reset();
     errors();
+    backend_limits();
     cufort_shutdown();
+    ck_child("in_place_mismatch", "child in_place_mismatch", NULL);
+    ck_child("span_overflow", "child span_overflow", NULL);
     return ck_end();
 }

@@ -12,6 +12,7 @@ program test_fft_f77_thunking
   external cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
            cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown
 
+  call first_use()
   if (cublas_init() /= 0) call check(.false., 'cublas_init', 1d0)
   call z2z_2d(10, 7)
   call c2c_3d(6, 5, 4)
@@ -43,6 +44,26 @@ contains
     double precision :: r(2, n)
     call random_number(r)
     z = cmplx(0.1d0 + r(1, :), -0.2d0 - r(2, :), kind=8)
+  end subroutine
+
+  ! Before any other call: thunking names initialise cufort on first use, the FFT ones too.
+  subroutine first_use()
+    complex(8) :: x(16, 2), y(16, 2), want(16, 2)
+    integer(8) :: plan, ref
+    integer :: st
+    call random_complex(x, size(x))
+    call dfftw_plan_many_dft(ref, 1, [16], 2, x, [16], 1, 16, want, [16], 1, 16, FFTW_FORWARD, &
+                             FFTW_ESTIMATE)
+    call dfftw_execute_dft(ref, x, want)
+    call dfftw_destroy_plan(ref)
+    st = cufft_plan1d(plan, 16, CUFFT_Z2Z, 2)
+    call check(st == 0, 'cufft_plan1d as the first call initialises cufort', dble(st))
+    st = cufft_exec_z2z(plan, x, y, FFTW_FORWARD)
+    call check(st == 0, 'exec after the first-use plan', dble(st))
+    call check(maxval(abs(y - want)) <= 1d-12 * maxval(abs(want)), &
+               'first-use plan computes the transform', maxval(abs(y - want)))
+    st = cufft_destroy(plan)
+    call check(st == 0, 'destroy the first-use plan', dble(st))
   end subroutine
 
   subroutine z2z_2d(nx, ny)

@@ -49,58 +49,6 @@ static int live(const char *fn, cufort_fft_plan plan)
                        "down since)", fn, (void *)plan);
 }
 
-/* Logical sizes of the input or output side: the complex side of a real transform keeps
- * n_last/2+1 elements in its last dimension. */
-static void side_sizes(const struct cufort_fft_plan_s *p, int input, cufort_fft_side *s)
-{
-    int real = input ? cufort_fft_real_in(p->type) : cufort_fft_real_out(p->type);
-    int half = !real && (cufort_fft_real_in(p->type) || cufort_fft_real_out(p->type));
-    for (int i = 0; i < 3; i++)
-        s->m[i] = i < 3 - p->rank ? 1 : p->n[i - (3 - p->rank)];
-    if (half)
-        s->m[2] = s->m[2] / 2 + 1;
-    s->complex_side = !real;
-}
-
-/* The basic layout, or the caller's advanced one; in place, a real side is padded to the complex
- * side's length (2*(n_last/2+1) reals per row). */
-static void side_layout(const struct cufort_fft_plan_s *p, int input, int in_place, cufort_fft_side *s)
-{
-    side_sizes(p, input, s);
-    if (p->advanced) {
-        const int64_t *e = input ? p->inembed : p->onembed;
-        for (int i = 0; i < 3; i++)
-            s->embed[i] = i < 3 - p->rank ? 1 : e[i - (3 - p->rank)];
-        s->stride = input ? p->istride : p->ostride;
-        s->dist = input ? p->idist : p->odist;
-        return;
-    }
-    for (int i = 0; i < 3; i++)
-        s->embed[i] = s->m[i];
-    if (in_place && !s->complex_side)
-        s->embed[2] = 2 * (s->m[2] / 2 + 1);
-    s->stride = 1;
-    s->dist = s->embed[0] * s->embed[1] * s->embed[2];
-}
-
-static void sides(const struct cufort_fft_plan_s *p, int in_place, cufort_fft_side *in,
-                  cufort_fft_side *out)
-{
-    side_layout(p, 1, in_place, in);
-    side_layout(p, 0, in_place, out);
-}
-
-static int64_t side_extent(const cufort_fft_side *s, int64_t batch)
-{
-    int64_t last = (s->m[0] - 1) * s->embed[1] * s->embed[2] + (s->m[1] - 1) * s->embed[2] + s->m[2] - 1;
-    return (batch - 1) * s->dist + last * s->stride + 1;
-}
-
-static size_t elem_size(const cufort_fft_side *s, int type)
-{
-    return (cufort_fft_double(type) ? 8u : 4u) * (s->complex_side ? 2u : 1u);
-}
-
 int cufort_fft_plan_many(cufort_fft_plan *plan, int type, int rank, const int64_t *n, int64_t batch,
                          const int64_t *inembed, int64_t istride, int64_t idist,
                          const int64_t *onembed, int64_t ostride, int64_t odist)
@@ -140,21 +88,7 @@ int cufort_fft_plan_many(cufort_fft_plan *plan, int type, int rank, const int64_
         }
     }
     p->istride = istride, p->idist = idist, p->ostride = ostride, p->odist = odist;
-    if (p->advanced) {     /* every logical element must fit its embedding */
-        for (int side = 0; side < 2 && !st; side++) {
-            cufort_fft_side s;
-            side_sizes(p, side == 0, &s);
-            const int64_t *e = side == 0 ? inembed : onembed;
-            for (int i = 1; i < rank && !st; i++)
-                if (e[i] < s.m[3 - rank + i])
-                    st = cufort_fail(CUFORT_INVALID_VALUE, "%s: %s[%d] = %lld is smaller than the "
-                                     "%lld elements of that dimension", fn, side ? "onembed" : "inembed",
-                                     i, (long long)e[i], (long long)s.m[3 - rank + i]);
-            if (!st && ((side ? ostride : istride) < 1 || (side ? odist : idist) < 1))
-                st = cufort_fail(CUFORT_INVALID_VALUE, "%s: %s stride and distance must be >= 1", fn,
-                                 side ? "output" : "input");
-        }
-    }
+    st = cufort_fft_resolve_layout(fn, p);
     if (!st)
         st = cufort_in(fn, fft_backend()->create(p));
     if (!st && (st = cufort_registry_add(&plans, p, 1)))
@@ -239,10 +173,8 @@ int cufort_fft_extents(cufort_fft_plan plan, int in_place, int64_t *in_elements,
         return st;
     if (!in_elements || !out_elements)
         return cufort_null_arg(fn, "in_elements/out_elements");
-    cufort_fft_side in, out;
-    sides(plan, in_place, &in, &out);
-    *in_elements = side_extent(&in, plan->batch);
-    *out_elements = side_extent(&out, plan->batch);
+    *in_elements = plan->span[in_place != 0][0];
+    *out_elements = plan->span[in_place != 0][1];
     return CUFORT_SUCCESS;
 }
 
@@ -258,6 +190,13 @@ static int check_direction(const char *fn, const struct cufort_fft_plan_s *p, in
     return CUFORT_SUCCESS;
 }
 
+static int check_in_place(const char *fn, const struct cufort_fft_plan_s *p, int in_place)
+{
+    if (in_place && p->in_place_refusal[0])
+        return cufort_fail(CUFORT_INVALID_VALUE, "%s: %s", fn, p->in_place_refusal);
+    return CUFORT_SUCCESS;
+}
+
 int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int direction)
 {
     CUFORT_HOLD_GATE;
@@ -265,18 +204,20 @@ int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int directi
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
         return st;
-    cufort_fft_side is, os;
-    sides(plan, in == out, &is, &os);
-    if ((st = cufort_check_array(fn, "in", in, side_extent(&is, plan->batch), elem_size(&is, plan->type))) ||
-        (st = cufort_check_array(fn, "out", out, side_extent(&os, plan->batch),
-                                 elem_size(&os, plan->type))))
+    int in_place = in == out;
+    const cufort_fft_side *is = &plan->side[in_place][0], *os = &plan->side[in_place][1];
+    if ((st = cufort_check_array(fn, "in", in, plan->span[in_place][0],
+                                 (size_t)cufort_fft_elem_size(plan, is))) ||
+        (st = cufort_check_array(fn, "out", out, plan->span[in_place][1],
+                                 (size_t)cufort_fft_elem_size(plan, os))) ||
+        (st = check_in_place(fn, plan, in_place)))
         return st;
     const cufort_fft_backend *b = fft_backend();
-    st = cufort_in(fn, b->exec(plan, in, out, direction, &is, &os));
+    st = cufort_in(fn, b->exec(plan, in, out, direction, is, os));
     if (!st && plan->normalize && direction == CUFORT_FFT_INVERSE) {
         double n = (double)(plan->n[0] * (plan->rank > 1 ? plan->n[1] : 1) *
                             (plan->rank > 2 ? plan->n[2] : 1));
-        st = cufort_in(fn, b->scale(plan, out, &os, 1.0 / n));
+        st = cufort_in(fn, b->scale(plan, out, os, 1.0 / n));
     }
     return st;
 }
@@ -289,19 +230,19 @@ int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int di
     cufort_clear_error();
     cufort_thunk t;
     int st = cufort_thunk_begin(&t, fn);
-    if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
-        return st;
     int in_place = in == out;
-    cufort_fft_side is, os;
-    sides(plan, in_place, &is, &os);
-    size_t ies = elem_size(&is, plan->type), oes = elem_size(&os, plan->type);
-    int64_t ibytes = side_extent(&is, plan->batch) * (int64_t)ies;
-    int64_t obytes = side_extent(&os, plan->batch) * (int64_t)oes;
+    if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)) ||
+        (st = check_in_place(fn, plan, in_place)))
+        return st;
+    const cufort_fft_side *is = &plan->side[in_place][0], *os = &plan->side[in_place][1];
+    size_t ies = (size_t)cufort_fft_elem_size(plan, is), oes = (size_t)cufort_fft_elem_size(plan, os);
+    int64_t ibytes = plan->span[in_place][0] * (int64_t)ies;   /* fit: checked at plan time */
+    int64_t obytes = plan->span[in_place][1] * (int64_t)oes;
     if (in && out) {   /* a large batch on pinned arrays goes in parts, its copies both ways at once */
         int handled = 0;
         int64_t span = in_place ? IMAX(ibytes, obytes) : ibytes;
-        st = cufort_fft_exec_host_parts(plan, in, out, direction, (size_t)is.dist * ies, (size_t)span,
-                                        (size_t)os.dist * oes, in_place ? (size_t)span : (size_t)obytes,
+        st = cufort_fft_exec_host_parts(plan, in, out, direction, (size_t)is->dist * ies, (size_t)span,
+                                        (size_t)os->dist * oes, in_place ? (size_t)span : (size_t)obytes,
                                         &handled);
         if (handled)
             return cufort_in(fn, st);

@@ -19,7 +19,18 @@ struct cufort_fft_plan_s {
     int64_t inembed[3], istride, idist, onembed[3], ostride, odist;
     cufort_stream stream;
     void *backend;               /* cufftHandle box (cuda) or FFTW plans (host) */
+    /* fft_layout.c, at plan time; [in place][0 input, 1 output] */
+    cufort_fft_side side[2][2];
+    int64_t span[2][2];          /* elements from the side's first to its last; their bytes fit int64 */
+    char in_place_refusal[320];  /* why exec refuses in == out, or "" */
 };
+
+/* fft_layout.c: checks an advanced layout and fills side, span and in_place_refusal of a plan
+ * whose type, rank, sizes and batch were validated; a bad layout, or a span that does not fit int64
+ * bytes, is CUFORT_INVALID_VALUE naming the arguments.  Runs before the backend sees the plan, so
+ * that the backend can check the resolved layouts against its own limits. */
+int cufort_fft_resolve_layout(const char *fn, struct cufort_fft_plan_s *p);
+int64_t cufort_fft_elem_size(const struct cufort_fft_plan_s *p, const cufort_fft_side *s);   /* bytes */
 
 typedef struct {
     int (*create)(struct cufort_fft_plan_s *p);

@@ -30,6 +30,9 @@ static int cuda_create(struct cufort_fft_plan_s *p)
         free(h);
         return st;
     }
+    /* the 64-bit API takes every size, embed, stride and distance as long long: the spans checked
+     * at plan time (they fit int64 bytes) are all it needs; its own limits come back as
+     * CUFFT_INVALID_SIZE */
     long long n[3], ie[3], oe[3];
     for (int i = 0; i < p->rank; i++) {
         n[i] = p->n[i];

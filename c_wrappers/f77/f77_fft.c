@@ -9,7 +9,9 @@ f77_int F77_NAME(cufft_plan1d, CUFFT_PLAN1D)(int64_t *plan, const f77_int *nx, c
                                              const f77_int *batch)
 {
     cufort_fft_plan p = NULL;
-    int st = cufort_fft_plan_1d(&p, *type, *nx, *batch);
+    int st = cufort_f77_fft_start("cufft_plan1d");
+    if (!st)
+        st = cufort_fft_plan_1d(&p, *type, *nx, *batch);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
@@ -18,7 +20,9 @@ f77_int F77_NAME(cufft_plan2d, CUFFT_PLAN2D)(int64_t *plan, const f77_int *nx, c
                                              const f77_int *type)
 {
     cufort_fft_plan p = NULL;
-    int st = cufort_fft_plan_2d(&p, *type, *ny, *nx);
+    int st = cufort_f77_fft_start("cufft_plan2d");
+    if (!st)
+        st = cufort_fft_plan_2d(&p, *type, *ny, *nx);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
@@ -27,7 +31,9 @@ f77_int F77_NAME(cufft_plan3d, CUFFT_PLAN3D)(int64_t *plan, const f77_int *nx, c
                                              const f77_int *nz, const f77_int *type)
 {
     cufort_fft_plan p = NULL;
-    int st = cufort_fft_plan_3d(&p, *type, *nz, *ny, *nx);
+    int st = cufort_f77_fft_start("cufft_plan3d");
+    if (!st)
+        st = cufort_fft_plan_3d(&p, *type, *nz, *ny, *nx);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
@@ -49,7 +55,9 @@ f77_int F77_NAME(cufft_plan_many, CUFFT_PLAN_MANY)(int64_t *plan, const f77_int 
     }
     int basic = inembed[0] == 0 || onembed[0] == 0;
     cufort_fft_plan p = NULL;
-    int st = cufort_fft_plan_many(&p, *type, r > 3 ? 4 : r, cn, *batch, basic ? NULL : ci, *istride,
+    int st = cufort_f77_fft_start("cufft_plan_many");
+    if (!st)
+        st = cufort_fft_plan_many(&p, *type, r > 3 ? 4 : r, cn, *batch, basic ? NULL : ci, *istride,
                                   *idist, basic ? NULL : co, *ostride, *odist);
     *plan = (int64_t)(intptr_t)p;
     return st;
@@ -57,17 +65,20 @@ f77_int F77_NAME(cufft_plan_many, CUFFT_PLAN_MANY)(int64_t *plan, const f77_int 
 
 f77_int F77_NAME(cufft_destroy, CUFFT_DESTROY)(const int64_t *plan)
 {
-    return cufort_fft_destroy(cufort_f77_plan(*plan));
+    int st = cufort_f77_fft_start("cufft_destroy");
+    return st ? st : cufort_fft_destroy(cufort_f77_plan(*plan));
 }
 
 f77_int F77_NAME(cufft_set_stream, CUFFT_SET_STREAM)(const int64_t *plan, const int64_t *stream)
 {
-    return cufort_fft_set_stream(cufort_f77_plan(*plan), (cufort_stream)(intptr_t)*stream);
+    int st = cufort_f77_fft_start("cufft_set_stream");
+    return st ? st : cufort_fft_set_stream(cufort_f77_plan(*plan), (cufort_stream)(intptr_t)*stream);
 }
 
 f77_int F77_NAME(cufft_set_normalize, CUFFT_SET_NORMALIZE)(const int64_t *plan, const f77_int *on)
 {
-    return cufort_fft_set_normalize(cufort_f77_plan(*plan), *on);
+    int st = cufort_f77_fft_start("cufft_set_normalize");
+    return st ? st : cufort_fft_set_normalize(cufort_f77_plan(*plan), *on);
 }
 
 int cufort_f77_fft_type_is(int64_t plan, int type, const char *name)

@@ -10,6 +10,11 @@ static inline cufort_fft_plan cufort_f77_plan(int64_t handle)
     return (cufort_fft_plan)(intptr_t)handle;
 }
 
+/* What every legacy FFT name does first; each library defines it.  The thunking one initialises
+ * cufort on first use, as its other names do; the device-address one leaves cufort_init to the
+ * caller, as cuFFT's own names do (the C ABI then says NOT_INITIALIZED). */
+int cufort_f77_fft_start(const char *name);
+
 /* The typed legacy names (cufft_exec_c2c, ...) refuse a plan of another type. */
 int cufort_f77_fft_type_is(int64_t plan, int type, const char *name);
 
@@ -19,7 +24,9 @@ int cufort_f77_fft_type_is(int64_t plan, int type, const char *name);
 #define CUFORT_F77_FFT_EXEC(lower, UPPER, type, IN_T, OUT_T, PTR, EXEC, DIR_PARAM, DIR)           \
     f77_int F77_NAME(lower, UPPER)(const int64_t *plan, IN_T idata, OUT_T odata DIR_PARAM)         \
     {                                                                                              \
-        int st = cufort_f77_fft_type_is(*plan, type, #lower);                                      \
+        int st = cufort_f77_fft_start(#lower);                                                     \
+        if (!st)                                                                                   \
+            st = cufort_f77_fft_type_is(*plan, type, #lower);                                      \
         return st ? st : EXEC(cufort_f77_plan(*plan), PTR(idata), PTR(odata), DIR);                \
     }
 

@@ -7,16 +7,74 @@
 #include <stdlib.h>
 
 #include "fft_internal.h"
-#include "host_internal.h"
 
 static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
 
-typedef struct { void *plan[2][2]; } host_plans;   /* [in place][inverse] */
+/* FFTW takes int sizes: the last `rank` dimensions of the 3-D side description. */
+typedef struct { int n[3], ie[3], oe[3], is, id, os, od, howmany; } fftw_dims;
 
+typedef struct {
+    void *plan[2][2];            /* [in place][inverse] */
+    fftw_dims dims[2];           /* [in place] */
+} host_plans;
+
+/* FFTW's advanced interface takes every size, embed, stride and distance as an int, and doubles a
+ * complex side's strides and distance (its tensors count reals) in int arithmetic. */
+static int fftw_int(int *out, int64_t v, int complex_side, const char *name, int basic)
+{
+    int64_t limit = complex_side ? INT_MAX / 2 : INT_MAX;
+    if (v > limit)
+        return cufort_fail(CUFORT_NOT_SUPPORTED, "host backend: %s = %lld%s does not fit FFTW's int "
+                           "arguments (at most %lld%s)", name, (long long)v,
+                           basic ? " (of the basic layout)" : "", (long long)limit,
+                           complex_side ? " for a complex side, whose strides FFTW doubles" : "");
+    *out = (int)v;
+    return CUFORT_SUCCESS;
+}
+
+static int narrow(const struct cufort_fft_plan_s *p, const cufort_fft_side *is,
+                  const cufort_fft_side *os, fftw_dims *d)
+{
+    static const char *const n_name[3] = {"n[0]", "n[1]", "n[2]"};
+    static const char *const ie_name[3] = {"inembed[0]", "inembed[1]", "inembed[2]"};
+    static const char *const oe_name[3] = {"onembed[0]", "onembed[1]", "onembed[2]"};
+    int st = CUFORT_SUCCESS, basic = !p->advanced;
+    for (int i = 0; i < p->rank && !st; i++) {
+        int k = 3 - p->rank + i;
+        st = fftw_int(&d->n[i], p->n[i], 0, n_name[i], 0);
+        if (i == 0) {   /* FFTW, as cuFFT, never reads embed[0] */
+            d->ie[0] = d->oe[0] = d->n[0];
+            continue;
+        }
+        if (!st && !(st = fftw_int(&d->ie[i], is->embed[k], 0, ie_name[i], basic)))
+            st = fftw_int(&d->oe[i], os->embed[k], 0, oe_name[i], basic);
+    }
+    if (!st && !(st = fftw_int(&d->is, is->stride, is->complex_side, "istride", basic)))
+        st = fftw_int(&d->os, os->stride, os->complex_side, "ostride", basic);
+    if (!st)
+        st = fftw_int(&d->howmany, p->batch, 0, "batch", 0);
+    d->id = d->od = 0;   /* one transform: FFTW never reads the distances */
+    if (!st && p->batch > 1 && !(st = fftw_int(&d->id, is->dist, is->complex_side, "idist", basic)))
+        st = fftw_int(&d->od, os->dist, os->complex_side, "odist", basic);
+    return st;
+}
+
+/* FFTW plans are made at first use, but whether FFTW can take the sizes is known now: both the
+ * in-place and the out-of-place layout must fit. */
 static int host_create(struct cufort_fft_plan_s *p)
 {
-    p->backend = calloc(1, sizeof(host_plans));
-    return p->backend ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+    host_plans *hp = calloc(1, sizeof *hp);
+    if (!hp)
+        return cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
+    int st = CUFORT_SUCCESS;
+    for (int in_place = 0; in_place < 2 && !st; in_place++)
+        st = narrow(p, &p->side[in_place][0], &p->side[in_place][1], &hp->dims[in_place]);
+    if (st) {
+        free(hp);
+        return st;
+    }
+    p->backend = hp;
+    return CUFORT_SUCCESS;
 }
 
 static void host_destroy(struct cufort_fft_plan_s *p)
@@ -36,27 +94,6 @@ static void host_destroy(struct cufort_fft_plan_s *p)
     pthread_mutex_unlock(&planner);
     free(hp);
     p->backend = NULL;
-}
-
-/* FFTW takes int sizes: the last `rank` dimensions of the 3-D side description. */
-typedef struct { int n[3], ie[3], oe[3], is, id, os, od, howmany; } fftw_dims;
-
-static int narrow(const struct cufort_fft_plan_s *p, const cufort_fft_side *is,
-                  const cufort_fft_side *os, fftw_dims *d)
-{
-    int st = CUFORT_SUCCESS;
-    for (int i = 0; i < p->rank && !st; i++) {
-        int k = 3 - p->rank + i;
-        if (!(st = cufort_host_int(&d->n[i], p->n[i], "n")) &&
-            !(st = cufort_host_int(&d->ie[i], is->embed[k], "inembed")))
-            st = cufort_host_int(&d->oe[i], os->embed[k], "onembed");
-    }
-    if (!st && !(st = cufort_host_int(&d->is, is->stride, "istride")) &&
-        !(st = cufort_host_int(&d->id, is->dist, "idist")) &&
-        !(st = cufort_host_int(&d->os, os->stride, "ostride")) &&
-        !(st = cufort_host_int(&d->od, os->dist, "odist")))
-        st = cufort_host_int(&d->howmany, p->batch, "batch");
-    return st;
 }
 
 #define FLAGS (FFTW_ESTIMATE | FFTW_UNALIGNED)
@@ -96,14 +133,13 @@ DEFINE_EXEC(fftwf, float)
 static int host_exec(struct cufort_fft_plan_s *p, const void *in, void *out, int direction,
                      const cufort_fft_side *is, const cufort_fft_side *os)
 {
-    fftw_dims d;
-    int st = narrow(p, is, os, &d);
-    if (st)
-        return st;
+    (void)is, (void)os;   /* narrowed at plan time: hp->dims */
     host_plans *hp = p->backend;
-    void **slot = &hp->plan[in == out][direction == CUFORT_FFT_INVERSE];
-    return cufort_fft_double(p->type) ? exec_fftw(p, slot, &d, (void *)in, out, direction)
-                                      : exec_fftwf(p, slot, &d, (void *)in, out, direction);
+    int in_place = in == out;
+    void **slot = &hp->plan[in_place][direction == CUFORT_FFT_INVERSE];
+    const fftw_dims *d = &hp->dims[in_place];
+    return cufort_fft_double(p->type) ? exec_fftw(p, slot, d, (void *)in, out, direction)
+                                      : exec_fftwf(p, slot, d, (void *)in, out, direction);
 }
 
 static int host_scale(struct cufort_fft_plan_s *p, void *out, const cufort_fft_side *s, double factor)

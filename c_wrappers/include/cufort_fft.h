@@ -10,8 +10,14 @@
  * last dimension and, IN PLACE, the real side is padded to 2*(n_last/2+1) there (the rule cuFFT and
  * FFTW share; an unpadded in-place real array is too short, which the pointer checks catch).  With
  * embeds, element (i0,i1,i2) of batch b sits at b*dist + stride*((i0*embed[1] + i1)*embed[2] + i2),
- * as in cuFFT's and FFTW's advanced layout (embed[0] is not used).  C2R/Z2D may overwrite their
- * input, as cuFFT and FFTW do.  A plan is not to be executed from two threads at once. */
+ * as in cuFFT's and FFTW's advanced layout (embed[0] is not used).  In place, a real transform's
+ * advanced layout must overlay its real side on its complex side as the basic layout does: equal
+ * strides (each in its own elements), real dist = 2 * complex dist, real embed[last] = 2 * complex
+ * embed[last], the other embeds equal; exec refuses any other in place (CUFORT_INVALID_VALUE).
+ * A layout spanning more than INT64_MAX bytes is refused when planned (CUFORT_INVALID_VALUE), as
+ * are sizes the backend cannot take (CUFORT_NOT_SUPPORTED: FFTW's int arguments on the host
+ * backend).  C2R/Z2D may overwrite their input, as cuFFT and FFTW do.  A plan is not to be executed
+ * from two threads at once. */
 #ifndef CUFORT_FFT_H
 #define CUFORT_FFT_H
 

@@ -71,6 +71,10 @@ int cufort_fft_exec_host_parts(struct cufort_fft_plan_s *plan, const void *in, v
                                size_t out_bytes, int *handled)
 {
     int in_place = in == out;
+    if (in_place && plan->in_place_refusal[0]) {   /* refused whole, as by cufort_fft_exec */
+        *handled = 1;
+        return cufort_fail(CUFORT_INVALID_VALUE, "%s", plan->in_place_refusal);
+    }
     *handled = !plan->advanced && plan->batch >= PARTS && in_bytes + out_bytes >= MIN_BYTES &&
                (!in_place || in_dist == out_dist) && cufort_host_dma_ready(in, in_bytes) &&
                cufort_host_dma_ready(out, out_bytes);

@@ -13,7 +13,8 @@
  * basic layout, at least PARTS transforms and 16 MiB (*handled = 1, the status returned), else
  * nothing (*handled = 0).
  * in_dist, out_dist: bytes from one transform to the next; in_bytes, out_bytes: the arrays' spans.
- * In place (in == out) both sides must have the same distance. */
+ * In place (in == out) both sides must have the same distance; a plan that may not run in place
+ * (its in_place_refusal) is refused whole (*handled = 1). */
 int cufort_fft_exec_host_parts(struct cufort_fft_plan_s *plan, const void *in, void *out,
                                int direction, size_t in_dist, size_t in_bytes, size_t out_dist,
                                size_t out_bytes, int *handled);
