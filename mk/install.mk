@@ -69,9 +69,9 @@ CMAKE_FILES := $(INSTALL_STAGE)/cufortConfig.cmake $(INSTALL_STAGE)/cufortConfig
 PRIVATE_LIBS = $(filter-out -Wl%,$(subst -fopenmp,-lgomp,$(CORE_LDLIBS)))
 # CMake's names of a module format's compiler (for the warning when another compiler uses the package)
 FC_CMAKE_ID = $(if $(filter gfortran-%,$(FC_MOD_ID)),GNU,$(if $(filter flang-%,$(FC_MOD_ID)),LLVMFlang))
-empty :=
-space := $(empty) $(empty)
-semicolons = $(subst $(space),;,$(strip $1))
+install_empty :=
+install_space := $(install_empty) $(install_empty)
+semicolons = $(subst $(install_space),;,$(strip $1))
 
 INSTALL_SUBST = sed -e 's|@VERSION@|$(CUFORT_VERSION)|g' \
     -e 's|@VERSION_MAJOR@|$(CUFORT_VERSION_MAJOR)|g' \
