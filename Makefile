@@ -3,7 +3,9 @@
 #   make                 libraries into build/lib: libcufort, libcufort_f77, libcufort_f77_thunking (.a, .so)
 #   make check           builds the tests and examples, runs tests/run_tests.sh (ends "N passed, M failed")
 #   make demo            builds and runs the examples, saying what ran where
-#   make install PREFIX=/opt/cufort
+#   make install PREFIX=/opt/cufort [DESTDIR=stage]
+#                        libraries (lib*.so.X.Y.Z), headers, Fortran modules, pkg-config files and a CMake
+#                        package (mk/install.mk); make uninstall removes exactly what it installed
 #   make generate        regenerates the generated sources from gen/*_table.py
 #   make check-generated fails when the generated files are not what the generator writes
 #   make gpu-bundle      build/runtime: the shared libraries a GPU machine without gfortran/OpenBLAS needs
@@ -118,7 +120,7 @@ RPATH_LIB := -Wl,-rpath,'$$ORIGIN'
 
 # Rebuild everything when flags that change objects change.
 FLAGS_SIG := $(CC)|$(C_BASE)|$(F77_DEFS)|$(CPPFLAGS)|$(NVCCFLAGS)|$(CUDA_ARCH)|$(FC)|$(FFLAGS)|$(F77_FC_FLAGS)
-NO_BUILD_GOALS := clean generate check-generated coverage help
+NO_BUILD_GOALS := clean generate check-generated coverage help uninstall version
 ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/.flags 2>/dev/null)" = '$(FLAGS_SIG)' ] || \
         printf '%s\n' '$(FLAGS_SIG)' > $(BUILD)/.flags; })
@@ -146,7 +148,7 @@ FORTRAN_LIBS := $(LIB)/libcufort_fortran.a $(LIB)/libcufort_fortran.so
 LIBS += $(FORTRAN_LIBS)
 
 .PHONY: all libs tests examples check demo install clean generate check-generated gpu-bundle \
-        coverage help deps
+        coverage help deps uninstall
 all: libs
 
 libs: $(LIBS)
@@ -169,9 +171,11 @@ $(LIB)/libcufort.a: $(CORE_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
+# Shared libraries: lib<name>.so.X.Y.Z with the SONAME lib<name>.so.X (SO_OUTPUT, SO_LINKS: mk/install.mk)
 $(LIB)/libcufort.so: $(CORE_OBJS)
-	@mkdir -p $(@D)
-	$(CC) -shared -pthread -Wl,-soname,libcufort.so -Wl,--no-undefined -o $@ $^ $(CORE_LDLIBS)
+	@mkdir -p $(@D) && $(SO_CLEAN)
+	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) $(CORE_LDLIBS)
+	@$(SO_LINKS)
 
 $(LIB)/libcufort_f77.a: $(F77_COMMON_OBJS) $(F77_DEVICE_OBJS)
 	@mkdir -p $(@D)
@@ -182,9 +186,10 @@ $(LIB)/libcufort_f77_thunking.a: $(F77_COMMON_OBJS) $(F77_THUNK_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIB)/libcufort_f77.so $(LIB)/libcufort_f77_thunking.so: $(LIB)/%.so: $(LIB)/libcufort.so
-	@mkdir -p $(@D)
-	$(CC) -shared -pthread -Wl,-soname,$*.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	@mkdir -p $(@D) && $(SO_CLEAN)
+	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
 	    -L$(LIB) -lcufort $(RPATH_LIB) -lm
+	@$(SO_LINKS)
 $(LIB)/libcufort_f77.so: $(F77_COMMON_OBJS) $(F77_DEVICE_OBJS)
 $(LIB)/libcufort_f77_thunking.so: $(F77_COMMON_OBJS) $(F77_THUNK_OBJS)
 
@@ -206,9 +211,10 @@ $(LIB)/libcufort_fortran.a: $(FORTRAN_MOD_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIB)/libcufort_fortran.so: $(FORTRAN_MOD_OBJS) $(LIB)/libcufort.so
-	@mkdir -p $(@D)
-	$(FC) -shared -Wl,-soname,libcufort_fortran.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	@mkdir -p $(@D) && $(SO_CLEAN)
+	$(FC) -shared $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
 	    -L$(LIB) -lcufort $(RPATH_LIB)
+	@$(SO_LINKS)
 
 # ---- tests --------------------------------------------------------------------------------------------
 # tests/generated/test_blas.c is built once per layer, with tests/support/*.c compiled for that layer.
@@ -444,16 +450,8 @@ generate:
 coverage:
 	@$(PYTHON) scripts/coverage.py
 
-# ---- install ------------------------------------------------------------------------------------------
-install: libs
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 644 $(filter %.a,$(LIBS)) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(filter %.so,$(LIBS)) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(MODDIR)/*.mod $(DESTDIR)$(PREFIX)/include/
-	@mods=$$(ls $(BUILD)/mod/*.mod 2>/dev/null); if [ -n "$$mods" ]; then \
-	    echo "install -m 644 $$mods $(DESTDIR)$(PREFIX)/include/"; \
-	    install -m 644 $$mods $(DESTDIR)$(PREFIX)/include/; fi
+# ---- install, uninstall, version, versioned shared libraries (mk/install.mk) ------------------------------
+include mk/install.mk
 
 # ---- GPU machine bundle -------------------------------------------------------------------------------
 gpu-bundle: libs tests examples
@@ -463,6 +461,6 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(wildcard $(OBJ)/*/*.d $(OBJ)/*/*/*.d $(OBJ)/*/*/*/*.d)

@@ -19,6 +19,14 @@ mkdir -p "$W/check" "$W/memcheck" "$W/fft"
 CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
 [ -e "$OTHER/libcufort.so" ] || { echo "no libcufort.so in $OTHER" >&2; exit 2; }
 OTHER=$(cd "$OTHER" && pwd)
+# The binaries ask the loader for libcufort's SONAME (libcufort.so.1); a library from before versioned
+# SONAMEs is only libcufort.so, which the loader would pass over for this tree's own: give it that name.
+soname=$(readelf -d "$B/lib/libcufort.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+if [ -n "$soname" ] && [ ! -e "$OTHER/$soname" ]; then
+    mkdir -p "$W/other"
+    ln -s "$OTHER/libcufort.so" "$W/other/$soname"
+    OTHER=$W/other
+fi
 
 for run in 1 2; do
     for lib in "$ROOT/$B/lib" "$OTHER"; do

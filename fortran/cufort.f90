@@ -1,5 +1,6 @@
 ! cufort.f90 -- `use cufort`: the modern Fortran API in one module.  It re-exports
-!   cufort_core     kinds, CF_* status codes, cf_init/cf_shutdown, errors, devices, cf_synchronize
+!   cufort_core     kinds, CF_* status codes, cf_init/cf_shutdown, errors, devices, cf_synchronize,
+!                   cf_version
 !   cufort_streams  cf_stream, cf_event and their procedures
 !   cufort_memory   device arrays cf_vector_<k>, cf_matrix_<k>, cf_array3_<k> (k = r32, r64, c32, c64),
 !                   cf_allocate/cf_deallocate/cf_allocated, assignment and cf_memcpy both ways, views,

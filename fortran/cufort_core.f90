@@ -1,6 +1,6 @@
 ! cufort_core.f90 -- the base of the modern Fortran API (`use cufort` re-exports it): kinds, status
-! codes, error handling, initialisation, devices.  Standard Fortran 2008 with ISO_C_BINDING only: every
-! procedure here is a thin layer over the C ABI in c_wrappers/include/cufort.h.
+! codes, error handling, initialisation, devices, the library's version.  Standard Fortran 2008 with
+! ISO_C_BINDING only: every procedure here is a thin layer over the C ABI in c_wrappers/include/cufort.h.
 !
 ! Errors: every public procedure takes optional `stat` (and `errmsg`).  With `stat` present the status
 ! comes back there (0 = success, else one of the CF_* codes below, equal to cufort.h's CUFORT_*) and the
@@ -41,7 +41,7 @@ module cufort_core
   public :: cf_init, cf_shutdown, cf_is_initialized, cf_backend, cf_backend_name, cf_last_error
   public :: cf_status_string
   public :: cf_device_count, cf_set_device, cf_get_device, cf_get_device_properties
-  public :: cf_synchronize, cf_mem_info, cf_live_allocations
+  public :: cf_synchronize, cf_mem_info, cf_live_allocations, cf_version
   ! used by the other cufort modules (not part of the documented API)
   public :: cf_ready, cf_finish, cf_raise, cf_offset, cf_notr, cf_left, cf_opt, cf_count_alloc
   public :: cf_c_string, cf_itoa, cf_shape_string, cf_shape_mismatch
@@ -103,6 +103,13 @@ module cufort_core
      integer(c_int) function c_mem_info(free_bytes, total_bytes) bind(C, name='cufort_mem_info')
        import :: c_int, c_int64_t
        integer(c_int64_t) :: free_bytes, total_bytes
+     end function
+     integer(c_int) function c_version(major, minor, patch) bind(C, name='cufort_version')
+       import :: c_int
+       integer(c_int) :: major, minor, patch
+     end function
+     type(c_ptr) function c_version_string() bind(C, name='cufort_version_string')
+       import :: c_ptr
      end function
   end interface
 
@@ -265,6 +272,22 @@ contains
   integer(int64) function cf_live_allocations()
     cf_live_allocations = live_allocations
   end function cf_live_allocations
+
+  ! ---- version --------------------------------------------------------------------------------------
+
+  !> The version of the cufort library the program runs with ("1.0.0"), and its three parts.  Needs
+  !> no initialisation.
+  function cf_version(major, minor, patch) result(s)
+    integer, intent(out), optional :: major, minor, patch
+    character(len=:), allocatable :: s
+    integer(c_int) :: ma, mi, pa
+    integer(c_int) :: st
+    st = c_version(ma, mi, pa)
+    if (present(major)) major = int(ma)
+    if (present(minor)) minor = int(mi)
+    if (present(patch)) patch = int(pa)
+    s = cf_c_string(c_version_string())
+  end function cf_version
 
   ! ---- context --------------------------------------------------------------------------------------
 

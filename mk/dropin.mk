@@ -41,9 +41,10 @@ $(OBJ)/c_wrappers/dropin/router.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROPI
                                               -DCUFORT_DROPIN_MIN_DIM=$(DROPIN_GPU_MIN_DIM)
 
 $(DROPIN_LIB): $(DROPIN_OBJS) $(DROPIN_XERBLA_OBJ) $(LIB)/libcufort.so
-	@mkdir -p $(@D)
-	$(CC) -shared -pthread -Wl,-soname,libcufort_blas.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	@mkdir -p $(@D) && $(SO_CLEAN)
+	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
 	    -L$(LIB) -lcufort $(RPATH_LIB) -ldl -lm
+	@$(SO_LINKS)
 
 # LIBS: for make install (expanded when its recipe runs); libs: its prerequisites were fixed already.
 LIBS += $(DROPIN_LIB)

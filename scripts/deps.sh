@@ -2,9 +2,11 @@
 # scripts/deps.sh — makes sure the system packages cufort builds and tests with are present.
 #
 # Checks: gcc, gfortran, a CPU BLAS (OpenBLAS), netlib's reference BLAS as a static library (the test
-# oracle), FFTW3, the CUDA toolkit (nvcc, cuBLAS, cudart).  On Debian/Ubuntu as root it installs what is
-# missing (apt-get update once, then apt-get install -y ...); otherwise it stops and prints the exact
-# command to run.  `make` calls it once per build directory (build/.deps.stamp); CI calls it directly.
+# oracle), FFTW3, the CUDA toolkit (nvcc, cuBLAS, cudart), and pkg-config and CMake, through which
+# make check builds programs against an installed cufort (tests/examples/install.sh).  On Debian/Ubuntu
+# as root it installs what is missing (apt-get update once, then apt-get install -y ...); otherwise it
+# stops and prints the exact command to run.  `make` calls it once per build directory
+# (build/.deps.stamp); CI calls it directly.
 # Exit status: 0 all present, 1 something missing and not installed.
 set -euo pipefail
 
@@ -38,6 +40,8 @@ check_all() {
         need "CPU BLAS (OpenBLAS)" libopenblas0-pthread libopenblas-dev
     [ -e "$libdir/blas/libblas.a" ] || need "reference BLAS, static ($libdir/blas/libblas.a)" libblas-dev
     [ -e /usr/include/fftw3.h ] || need "FFTW3 (fftw3.h, libfftw3)" libfftw3-dev
+    command -v pkg-config >/dev/null 2>&1 || need "pkg-config" pkgconf
+    command -v cmake >/dev/null 2>&1 || need "CMake" cmake
     if nvcc=$(find_nvcc); then
         local root; root=$(dirname "$(dirname "$nvcc")")
         [ -e "$root/include/cublas_v2.h" ] || [ -e /usr/include/cublas_v2.h ] ||

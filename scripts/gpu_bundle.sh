@@ -10,10 +10,14 @@ cd "$ROOT"
 BUILD=${1:-build}
 RT=$BUILD/runtime
 LIMIT_MIB=${GPU_BUNDLE_LIMIT_MIB:-64}
-CARRY="$BUILD/lib $BUILD/tests $BUILD/examples $BUILD/runtime $BUILD/bench"
 
 rm -rf "$RT"
 mkdir -p "$RT"
+# what travels: bench/ only where the benchmarks were built (make bench-build)
+CARRY=""
+for d in lib tests examples runtime bench; do
+    if [ -d "$BUILD/$d" ]; then CARRY+="${CARRY:+ }$BUILD/$d"; fi
+done
 
 # Present on any CUDA machine (C runtime, compiler runtime, the driver and CUDA's libraries).
 skip_re='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libutil\.|libresolv\.|libgcc_s\.|libstdc\+\+\.|libcuda\.|libcudart\.|libcublas|libcublasLt|libcufft|libcurand|libcusolver|libcusparse|libnvJitLink|libnvrtc|libnccl|libcufort)'
@@ -61,7 +65,7 @@ while [ $changed = 1 ]; do
             fi
             if [ ! -e "$RT/$name" ]; then copy_lib "$name" "$path"; changed=1; fi
         done < <(LD_LIBRARY_PATH="$RT:$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$f" 2>/dev/null)
-    done < <(find "$BUILD/lib" "$BUILD/tests" "$BUILD/examples" "$BUILD/bench" "$RT" -maxdepth 1 -type f 2>/dev/null)
+    done < <(find $CARRY -maxdepth 1 -type f 2>/dev/null)
 done
 
 # what travels (the device tool carries at most 64 MiB, working tree included)

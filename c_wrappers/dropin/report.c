@@ -23,8 +23,9 @@ static char *format_report(void)
         return NULL;
     char cfgline[1024];
     dropin_config_line(cfgline, sizeof cfgline);
-    fprintf(f, "# cufort drop-in BLAS report (libcufort_blas), pid %ld; CPU BLAS: %s\n# %s\n",
-            (long)getpid(), dropin_cpu_path(), cfgline);
+    fprintf(f, "# cufort drop-in BLAS report (libcufort_blas %d.%d.%d), pid %ld; CPU BLAS: %s\n# %s\n",
+            CUFORT_VERSION_MAJOR, CUFORT_VERSION_MINOR, CUFORT_VERSION_PATCH, (long)getpid(),
+            dropin_cpu_path(), cfgline);
     dropin_adapt_list(f);
     fprintf(f, "# %-9s %10s %10s %10s %9s %12s %10s %16s\n", "routine", "calls", "gpu", "cpu",
             "fallback", "time_s", "GFLOP/s", "bytes_h<->d");

@@ -40,6 +40,20 @@ enum {
 
 enum { CUFORT_BACKEND_AUTO = 0, CUFORT_BACKEND_CUDA = 1, CUFORT_BACKEND_HOST = 2 };
 
+/* ---- version ------------------------------------------------------------------------------------ */
+/* The one place the version is set: the Makefile reads these three lines for the SONAMEs
+ * (libcufort.so.MAJOR), the pkg-config files and the CMake package.  The major version changes when
+ * the ABI breaks.  CUFORT_VERSION is comparable in #if: 10203 for 1.2.3. */
+#define CUFORT_VERSION_MAJOR 1
+#define CUFORT_VERSION_MINOR 0
+#define CUFORT_VERSION_PATCH 0
+#define CUFORT_VERSION (CUFORT_VERSION_MAJOR * 10000 + CUFORT_VERSION_MINOR * 100 + CUFORT_VERSION_PATCH)
+
+/* The version of the library the program runs with (the macros above give the header's, which may be
+ * older or newer): any of the pointers may be NULL.  Needs no cufort_init; returns CUFORT_SUCCESS. */
+int cufort_version(int *major, int *minor, int *patch);
+const char *cufort_version_string(void);  /* "1.0.0", static storage */
+
 /* ---- context ------------------------------------------------------------------------------------ */
 /* Chooses the backend from CUFORT_BACKEND=cuda|host|auto (default auto: cuda when a GPU is usable)
  * and the device from CUFORT_DEVICE, else the MPI local rank (OMPI_COMM_WORLD_LOCAL_RANK,

@@ -529,7 +529,8 @@ static void test_report_file(void)
     long pid = 0;
     CHECK(files == 1 && sscanf(name, "report.%ld.txt", &pid) == 1 && pid > 0,
           "report: one file, %p replaced by the pid", "%d files, last \"%s\"", files, name);
-    CHECK(strstr(text, ckf("# cufort drop-in BLAS report (libcufort_blas), pid %ld;", pid)) != NULL &&
+    CHECK(strstr(text, ckf("# cufort drop-in BLAS report (libcufort_blas %d.%d.%d), pid %ld;",
+                           CUFORT_VERSION_MAJOR, CUFORT_VERSION_MINOR, CUFORT_VERSION_PATCH, pid)) != NULL &&
               strstr(text, "\n# routing: every Level-3 call to the engine (forced)") != NULL &&
               strstr(text, "\n# routine ") != NULL,
           "report: header, routing line, column names", "report:\n%s", text);

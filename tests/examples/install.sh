@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# tests/examples/install.sh [build-dir] — cufort as an installed package, met the way a build system
+# meets it.  `make check` installs into <build-dir>/install-check/stage (DESTDIR staging of
+# PREFIX=/opt/cufort, mk/install.mk); this test, on copies of that tree:
+#   - the installed libraries, headers and modules are the build's; every shared library is
+#     lib<name>.so -> lib<name>.so.X -> lib<name>.so.X.Y.Z with the SONAME lib<name>.so.X (readelf -d);
+#     the modules sit in include/cufort/<compiler>-mod-<n>/, none among the C headers;
+#   - pkg-config (--define-variable=prefix= for the stage): five packages of the version in cufort.h; a C
+#     program, a legacy F77 thunking program and a `use cufort` program built with their --cflags/--libs
+#     run against the installed tree (ldd shows no build/lib), and the C program again statically
+#     linked (--static) against libcufort.a;
+#   - CMake: the tree moved elsewhere, find_package(cufort X.Y.Z EXACT) builds and runs the same three
+#     programs against cufort::cufort, cufort::f77_thunking, cufort::fortran, refuses the next major
+#     version, and with cufort_USE_STATIC_LIBS links the C program statically;
+#   - make uninstall leaves nothing behind, and leaves files it did not install where they are.
+# Where the tree was not built here (a GPU machine running a carried build without compilers) it
+# skips.  Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+CHECK=$BUILD/install-check
+SRC=$ROOT/tests/install
+pass=0 fail=0
+ok() { echo "ok $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+finish() { echo "$pass passed, $fail failed"; [ $fail -eq 0 ]; exit; }
+
+if [ ! -f "$CHECK/toolchain.sh" ]; then
+    if [ -d "$BUILD/runtime" ] || ! command -v gfortran >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+        echo "# skipped: no installed tree in $CHECK (a tree carried by make gpu-bundle, or no compilers here)"
+        finish
+    fi
+    bad "no installed tree in $CHECK: make check makes it (make install-check-tree)"
+    finish
+fi
+# CC FC F77_FFLAGS F77_PROGRAMS PREFIX VERSION FC_MOD_ID: what the tree was built and installed with
+. "$CHECK/toolchain.sh"
+for c in "$CC" "$FC"; do
+    if ! command -v "${c%% *}" >/dev/null 2>&1; then
+        echo "# skipped: $c, which built the tree, is not here"
+        finish
+    fi
+done
+for t in pkg-config cmake readelf ldd; do
+    command -v $t >/dev/null 2>&1 || bad "$t is not installed (scripts/deps.sh installs it)"
+done
+[ $fail -eq 0 ] || finish
+MAJOR=${VERSION%%.*}
+
+tmp=$(mktemp -d "$BUILD/install-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# The programs must load the installed libraries: keep the runner's build/lib out of their way.
+LD_LIBRARY_PATH=$(tr ':' '\n' <<<"${LD_LIBRARY_PATH:-}" | grep -v -x -F "$BUILD/lib" | paste -sd: -)
+export LD_LIBRARY_PATH
+
+stage=$CHECK/stage
+tree=$stage$PREFIX
+LIBS="cufort cufort_f77 cufort_f77_thunking cufort_fortran cufort_blas"
+
+# ---- the installed tree -------------------------------------------------------------------------
+differs=""
+nfiles=0
+for f in "$BUILD"/lib/lib*.so."$VERSION" "$BUILD"/lib/lib*.a; do
+    nfiles=$((nfiles + 1)); cmp -s "$f" "$tree/lib/${f##*/}" || differs+=" lib/${f##*/}"
+done
+for f in "$ROOT"/c_wrappers/include/*.h "$ROOT"/c_wrappers/dropin/cufort_dropin.h; do
+    nfiles=$((nfiles + 1)); cmp -s "$f" "$tree/include/${f##*/}" || differs+=" include/${f##*/}"
+done
+moddir=$tree/include/cufort/$FC_MOD_ID
+for f in "$BUILD"/include/*.mod; do
+    nfiles=$((nfiles + 1)); cmp -s "$f" "$moddir/${f##*/}" || differs+=" ${f##*/}"
+done
+if [ -z "$differs" ]; then
+    ok "installed tree: $nfiles libraries, headers and modules, the same as the build's"
+else
+    bad "installed tree differs from the build (make check reinstalls it):$differs"
+fi
+
+for l in $LIBS; do
+    so=$tree/lib/lib$l.so
+    chain="$(readlink "$so") $(readlink "$so.$MAJOR")"
+    soname=$(readelf -d "$so.$VERSION" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    if [ "$chain" = "lib$l.so.$MAJOR lib$l.so.$VERSION" ] && [ -f "$so.$VERSION" ] && [ "$soname" = "lib$l.so.$MAJOR" ]; then
+        ok "lib$l.so -> lib$l.so.$MAJOR -> lib$l.so.$VERSION, SONAME $soname"
+    else
+        bad "lib$l: links '$chain', SONAME '$soname', want lib$l.so.$MAJOR lib$l.so.$VERSION and lib$l.so.$MAJOR"
+    fi
+done
+for l in cufort cufort_f77 cufort_f77_thunking cufort_fortran; do
+    [ -f "$tree/lib/lib$l.a" ] || bad "lib/lib$l.a not installed"
+done
+
+if [ -f "$moddir/cufort.mod" ] && [ -z "$(ls "$tree/include"/*.mod 2>/dev/null)" ] &&
+    [ -f "$tree/include/cufort.h" ] && [ -f "$tree/include/cufort_dropin.h" ]; then
+    ok "layout: C headers in include/, Fortran modules in include/cufort/$FC_MOD_ID/ only"
+else
+    bad "layout: want include/cufort.h, include/cufort_dropin.h, include/cufort/$FC_MOD_ID/cufort.mod and no .mod in include/: $(cd "$tree" && find include | tr '\n' ' ')"
+fi
+
+# run_prog WHAT BINARY LIBDIR WANT...: runs it, checks every WANT line is in its output and that the
+# cufort libraries it loaded come from LIBDIR
+run_prog() {
+    local what=$1 bin=$2 libdir=$3 out loaded
+    shift 3
+    out=$("$bin" 2>&1)
+    local rc=$? miss=""
+    for w in "$@"; do grep -q -x -F "$w" <<<"$out" || miss+=" '$w'"; done
+    loaded=$(ldd "$bin" 2>/dev/null | awk '$1 ~ /^libcufort/ { print $3 }' | grep -v "^$libdir/" | tr '\n' ' ')
+    if [ $rc -ne 0 ] || [ -n "$miss" ]; then
+        bad "$what: exit status $rc, missing$miss in: $(head -c 400 <<<"$out" | tr '\n' '|')"
+    elif [ -n "$loaded" ]; then
+        bad "$what: loads cufort from outside $libdir: $loaded"
+    else
+        ok "$what: $(tr '\n' ' ' <<<"$out" | sed 's/ $//')"
+    fi
+}
+# check_needed WHAT BINARY LIB: BINARY records LIB by its SONAME, and every cufort library by a SONAME
+check_needed() {
+    local n unversioned
+    n=$(needed "$2")
+    unversioned=$(tr ' ' '\n' <<<"$n" | grep . | grep -v "\.so\.$MAJOR\$" | tr '\n' ' ')
+    if [[ " $n" == *" $3.so.$MAJOR "* ]] && [ -z "$unversioned" ]; then
+        ok "$1: records $n"
+    else
+        bad "$1: records '$n', want $3.so.$MAJOR and only versioned names"
+    fi
+}
+needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(libcufort[^]]*\)\]/\1/p' | LC_ALL=C sort | tr '\n' ' '; }
+
+# ---- pkg-config -----------------------------------------------------------------------------------
+# the files name PREFIX; the tree is staged under DESTDIR: what a package's build does
+export PKG_CONFIG_PATH=$tree/lib/pkgconfig
+unset PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
+pkg-config() { command pkg-config --define-variable=prefix="$tree" "$@"; }
+versions=""
+for p in cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas; do
+    versions+="$p=$(pkg-config --modversion "$p" 2>&1) "
+done
+named=$(command pkg-config --variable=prefix cufort)
+if [ "$versions" = "cufort=$VERSION cufort-f77=$VERSION cufort-f77-thunking=$VERSION cufort-fortran=$VERSION cufort-blas=$VERSION " ] &&
+    [ "$named" = "$PREFIX" ]; then
+    ok "pkg-config: five packages, version $VERSION, prefix $named"
+else
+    bad "pkg-config: $versions(want $VERSION each), prefix $named (want $PREFIX)"
+fi
+fmod=$(pkg-config --cflags cufort-fortran)
+if [[ " $fmod " == *" -I$tree/include/cufort/$FC_MOD_ID "* ]]; then
+    ok "pkg-config --cflags cufort-fortran: the module directory ($fmod)"
+else
+    bad "pkg-config --cflags cufort-fortran: '$fmod' lacks -I$tree/include/cufort/$FC_MOD_ID"
+fi
+rpath=-Wl,-rpath,$tree/lib
+pc_build() {   # pc_build WHAT OUT COMPILER SOURCE PACKAGE [FLAGS...]
+    local what=$1 out=$2 cc=$3 src=$4 pkg=$5
+    shift 5
+    # shellcheck disable=SC2046
+    if ! $cc "$@" -o "$out" "$src" $(pkg-config --cflags --libs "$pkg") $rpath >"$out.log" 2>&1; then
+        bad "$what: does not build: $(head -c 600 "$out.log")"
+        return 1
+    fi
+}
+if pc_build "C program (pkg-config cufort)" "$tmp/pc_c" "$CC" "$SRC/c_abi.c" cufort; then
+    run_prog "C program (pkg-config cufort)" "$tmp/pc_c" "$tree/lib" "version $VERSION"
+    check_needed "C program (pkg-config cufort)" "$tmp/pc_c" libcufort
+fi
+# shellcheck disable=SC2086
+if [ "$F77_PROGRAMS" != 1 ]; then
+    echo "# F77 programs skipped: F77_MANGLING=4 (upper-case names) has no gfortran equivalent"
+elif pc_build "F77 thunking program (pkg-config cufort-f77-thunking)" "$tmp/pc_thunk" "$FC" "$SRC/thunking.f" \
+    cufort-f77-thunking $(pkg-config --variable=fflags cufort-f77-thunking); then
+    run_prog "F77 thunking program (pkg-config cufort-f77-thunking)" "$tmp/pc_thunk" "$tree/lib" "daxpy ok"
+    check_needed "F77 thunking program (pkg-config cufort-f77-thunking)" "$tmp/pc_thunk" libcufort_f77_thunking
+fi
+if pc_build "use cufort program (pkg-config cufort-fortran)" "$tmp/pc_modern" "$FC" "$SRC/modern.f90" \
+    cufort-fortran -J"$tmp"; then
+    run_prog "use cufort program (pkg-config cufort-fortran)" "$tmp/pc_modern" "$tree/lib" "version $VERSION"
+    check_needed "use cufort program (pkg-config cufort-fortran)" "$tmp/pc_modern" libcufort_fortran
+fi
+# static: libcufort.a in place of -lcufort, and what Libs.private says it needs
+static_libs=$(pkg-config --static --libs cufort | sed 's/\(^\| \)-lcufort\( \|$\)/ -Wl,-Bstatic -lcufort -Wl,-Bdynamic /')
+# shellcheck disable=SC2086
+if $CC -o "$tmp/pc_static" "$SRC/c_abi.c" $(pkg-config --cflags cufort) $static_libs >"$tmp/pc_static.log" 2>&1; then
+    if [ -z "$(needed "$tmp/pc_static")" ]; then
+        run_prog "C program, static (pkg-config --static cufort)" "$tmp/pc_static" "$tree/lib" "version $VERSION"
+    else
+        bad "C program, static: still needs $(needed "$tmp/pc_static")"
+    fi
+else
+    bad "C program, static (pkg-config --static --libs cufort: $static_libs): $(head -c 600 "$tmp/pc_static.log")"
+fi
+unset PKG_CONFIG_PATH
+unset -f pkg-config
+
+# ---- CMake, on the tree moved elsewhere ----------------------------------------------------------
+moved=$tmp/elsewhere/cufort-$VERSION
+mkdir -p "$(dirname "$moved")"
+cp -a "$tree" "$moved"
+cmake_build() {   # cmake_build WHAT DIR [CMAKE ARGS...]
+    local what=$1 dir=$2
+    shift 2
+    if ! cmake -S "$SRC" -B "$dir" -DCMAKE_PREFIX_PATH="$moved" -DCMAKE_C_COMPILER="${CC%% *}" \
+        -DCMAKE_Fortran_COMPILER="${FC%% *}" -DCUFORT_F77_PROGRAMS="$F77_PROGRAMS" \
+        -DCUFORT_EXPECTED_VERSION="$VERSION" "$@" >"$dir.log" 2>&1 ||
+        ! cmake --build "$dir" >>"$dir.log" 2>&1; then
+        bad "$what: $(grep -E -A4 'Error|error' "$dir.log" | head -c 800)"
+        return 1
+    fi
+    ok "$what: $(sed -n 's/^-- \(cufort .*\)/\1/p' "$dir.log")"
+}
+if cmake_build "CMake find_package(cufort $VERSION EXACT) on the moved tree" "$tmp/cmake"; then
+    run_prog "C program (CMake cufort::cufort)" "$tmp/cmake/c_abi" "$moved/lib" "version $VERSION"
+    [ "$F77_PROGRAMS" != 1 ] ||
+        run_prog "F77 thunking program (CMake cufort::f77_thunking)" "$tmp/cmake/thunking" "$moved/lib" "daxpy ok"
+    run_prog "use cufort program (CMake cufort::fortran)" "$tmp/cmake/modern" "$moved/lib" "version $VERSION"
+fi
+if cmake_build "CMake, cufort_USE_STATIC_LIBS" "$tmp/cmake_static" -DCUFORT_STATIC=ON; then
+    if [ -z "$(needed "$tmp/cmake_static/c_abi")" ]; then
+        run_prog "C program, static (CMake cufort::cufort)" "$tmp/cmake_static/c_abi" "$moved/lib" "version $VERSION"
+    else
+        bad "C program, static (CMake): still needs $(needed "$tmp/cmake_static/c_abi")"
+    fi
+fi
+
+# ---- uninstall ------------------------------------------------------------------------------------
+uninstall() {   # uninstall DESTDIR: make uninstall, as a user runs it
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory uninstall \
+        BUILD="$BUILD" PREFIX="$PREFIX" DESTDIR="$1" >"$1.log" 2>&1
+}
+cp -a "$stage" "$tmp/stage1"
+if uninstall "$tmp/stage1" && [ -z "$(ls -A "$tmp/stage1")" ]; then
+    ok "make uninstall: nothing left ($(tail -n1 "$tmp/stage1.log"))"
+else
+    bad "make uninstall left: $(cd "$tmp/stage1" && find . -mindepth 1 | head -n 20 | tr '\n' ' ') $(tail -n3 "$tmp/stage1.log")"
+fi
+cp -a "$stage" "$tmp/stage2"
+echo mine >"$tmp/stage2$PREFIX/include/mine.h"
+echo mine >"$tmp/stage2$PREFIX/lib/libmine.so"
+uninstall "$tmp/stage2"
+left=$(cd "$tmp/stage2" && find . -mindepth 1 | sort | tr '\n' ' ')
+want=$(printf '%s\n' . ".$PREFIX/include/mine.h" ".$PREFIX/lib/libmine.so" ".$PREFIX/include" ".$PREFIX/lib" |
+       while read -r p; do d=$p; while [ "$d" != . ]; do echo "$d"; d=$(dirname "$d"); done; done | sort -u | tr '\n' ' ')
+if [ "$left" = "$want" ]; then
+    ok "make uninstall: files it did not install stay, with their directories"
+else
+    bad "make uninstall with foreign files: left '$left', want '$want'"
+fi
+
+finish
