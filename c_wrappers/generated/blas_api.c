@@ -6,10 +6,19 @@
 #include "gemm_engine.h"
 #include "blas_backends.h"
 
+static int check_isamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamax";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_isamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -24,8 +33,12 @@ int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     static const char fn[] = "cufort_isamax_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_isamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -36,10 +49,19 @@ int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_idamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamax";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_idamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -54,8 +76,12 @@ int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result
     static const char fn[] = "cufort_idamax_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_idamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -66,10 +92,19 @@ int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_icamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamax";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_icamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -84,8 +119,12 @@ int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     static const char fn[] = "cufort_icamax_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_icamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -96,10 +135,19 @@ int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_izamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamax";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_izamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -114,8 +162,12 @@ int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     static const char fn[] = "cufort_izamax_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_izamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -126,10 +178,19 @@ int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_isamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamin";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_isamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -144,8 +205,12 @@ int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     static const char fn[] = "cufort_isamin_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_isamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -156,10 +221,19 @@ int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_idamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_idamin(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamin";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_idamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -174,8 +248,12 @@ int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result
     static const char fn[] = "cufort_idamin_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_idamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -186,10 +264,19 @@ int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_icamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamin";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_icamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -204,8 +291,12 @@ int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     static const char fn[] = "cufort_icamin_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_icamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -216,10 +307,19 @@ int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_izamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamin";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_izamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -234,8 +334,12 @@ int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     static const char fn[] = "cufort_izamin_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_izamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -246,10 +350,19 @@ int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sasum(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_sasum";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -264,8 +377,12 @@ int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
     static const char fn[] = "cufort_sasum_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -276,10 +393,19 @@ int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dasum(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dasum";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -294,8 +420,12 @@ int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
     static const char fn[] = "cufort_dasum_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -306,10 +436,19 @@ int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_scasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scasum";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_scasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -324,8 +463,12 @@ int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     static const char fn[] = "cufort_scasum_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_scasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -336,10 +479,19 @@ int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dzasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dzasum";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dzasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -354,8 +506,12 @@ int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     static const char fn[] = "cufort_dzasum_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dzasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -366,10 +522,20 @@ int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_saxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_saxpy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_saxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -385,7 +551,13 @@ int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, floa
     static const char fn[] = "cufort_saxpy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_saxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -398,10 +570,20 @@ int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, floa
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_daxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_daxpy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_daxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -418,7 +600,13 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
     static const char fn[] = "cufort_daxpy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_daxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -431,11 +619,21 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_caxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t incx,
                  cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_caxpy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_caxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -452,7 +650,13 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     static const char fn[] = "cufort_caxpy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_caxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -465,11 +669,21 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zaxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, int64_t incx,
                  cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zaxpy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zaxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -486,7 +700,13 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     static const char fn[] = "cufort_zaxpy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zaxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -499,10 +719,20 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_scopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_scopy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_scopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -518,7 +748,13 @@ int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t
     static const char fn[] = "cufort_scopy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_scopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -531,10 +767,20 @@ int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dcopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dcopy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dcopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -550,7 +796,13 @@ int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64
     static const char fn[] = "cufort_dcopy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dcopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -563,10 +815,20 @@ int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_ccopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_ccopy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_ccopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -583,7 +845,13 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     static const char fn[] = "cufort_ccopy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_ccopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -596,10 +864,20 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zcopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zcopy";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zcopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -616,7 +894,13 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     static const char fn[] = "cufort_zcopy_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zcopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -629,10 +913,20 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sdot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
     static const char fn[] = "cufort_sdot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sdot(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -650,8 +944,14 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
     static const char fn[] = "cufort_sdot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sdot(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -664,11 +964,21 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_ddot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                 double *result)
 {
     static const char fn[] = "cufort_ddot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_ddot(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -686,8 +996,14 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
     static const char fn[] = "cufort_ddot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_ddot(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -700,11 +1016,21 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cdotu(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
                  int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotu";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cdotu(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -722,8 +1048,14 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     static const char fn[] = "cufort_cdotu_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cdotu(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -736,11 +1068,21 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdotu(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
                  int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotu";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdotu(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -758,8 +1100,14 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     static const char fn[] = "cufort_zdotu_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdotu(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -772,11 +1120,21 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cdotc(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
                  int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotc";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cdotc(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -794,8 +1152,14 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     static const char fn[] = "cufort_cdotc_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cdotc(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -808,11 +1172,21 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdotc(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
                  int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotc";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdotc(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -830,8 +1204,14 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     static const char fn[] = "cufort_zdotc_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdotc(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -844,10 +1224,19 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_snrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_snrm2";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_snrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -862,8 +1251,12 @@ int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
     static const char fn[] = "cufort_snrm2_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_snrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -874,10 +1267,19 @@ int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dnrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dnrm2";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dnrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -892,8 +1294,12 @@ int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
     static const char fn[] = "cufort_dnrm2_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dnrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -904,10 +1310,19 @@ int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_scnrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scnrm2";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_scnrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -922,8 +1337,12 @@ int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     static const char fn[] = "cufort_scnrm2_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_scnrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -934,10 +1353,19 @@ int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dznrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dznrm2";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dznrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -952,8 +1380,12 @@ int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     static const char fn[] = "cufort_dznrm2_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dznrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -964,10 +1396,20 @@ int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_srot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
 {
     static const char fn[] = "cufort_srot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_srot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -983,7 +1425,13 @@ int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     static const char fn[] = "cufort_srot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_srot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -996,10 +1444,20 @@ int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_drot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
 {
     static const char fn[] = "cufort_drot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_drot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1015,7 +1473,13 @@ int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     static const char fn[] = "cufort_drot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_drot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1028,11 +1492,21 @@ int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_csrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy, float c,
                  float s)
 {
     static const char fn[] = "cufort_csrot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_csrot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1049,7 +1523,13 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     static const char fn[] = "cufort_csrot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_csrot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1062,11 +1542,21 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
                  double c, double s)
 {
     static const char fn[] = "cufort_zdrot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdrot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1083,7 +1573,13 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     static const char fn[] = "cufort_zdrot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdrot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1096,11 +1592,21 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_crot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_crot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy, float c,
                 cufort_cfloat s)
 {
     static const char fn[] = "cufort_crot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_crot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1117,7 +1623,13 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     static const char fn[] = "cufort_crot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_crot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1130,11 +1642,21 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
                 double c, cufort_cdouble s)
 {
     static const char fn[] = "cufort_zrot";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zrot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1151,7 +1673,13 @@ int cufort_zrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
     static const char fn[] = "cufort_zrot_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zrot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1288,10 +1816,20 @@ int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cd
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_srotm(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
     static const char fn[] = "cufort_srotm";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_srotm(fn, n, incx, incy);
     if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
@@ -1308,8 +1846,14 @@ int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     static const char fn[] = "cufort_srotm_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_srotm(fn, n, incx, incy);
+    if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1322,10 +1866,20 @@ int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_drotm(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
 {
     static const char fn[] = "cufort_drotm";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_drotm(fn, n, incx, incy);
     if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
@@ -1343,8 +1897,14 @@ int cufort_drotm_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     static const char fn[] = "cufort_drotm_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_drotm(fn, n, incx, incy);
+    if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1423,10 +1983,19 @@ int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, dou
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sscal(int64_t n, float alpha, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_sscal";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1440,7 +2009,11 @@ int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
     static const char fn[] = "cufort_sscal_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1451,10 +2024,19 @@ int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dscal(int64_t n, double alpha, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dscal";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1468,7 +2050,11 @@ int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
     static const char fn[] = "cufort_dscal_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1479,10 +2065,19 @@ int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_cscal";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1496,7 +2091,11 @@ int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     static const char fn[] = "cufort_cscal_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1507,10 +2106,19 @@ int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zscal";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1524,7 +2132,11 @@ int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     static const char fn[] = "cufort_zscal_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1535,10 +2147,19 @@ int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_csscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_csscal";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_csscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1552,7 +2173,11 @@ int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     static const char fn[] = "cufort_csscal_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_csscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1563,10 +2188,19 @@ int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zdscal";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1580,7 +2214,11 @@ int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     static const char fn[] = "cufort_zdscal_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1591,10 +2229,20 @@ int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sswap";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1610,7 +2258,13 @@ int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     static const char fn[] = "cufort_sswap_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1623,10 +2277,20 @@ int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dswap";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1642,7 +2306,13 @@ int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     static const char fn[] = "cufort_dswap_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1655,10 +2325,20 @@ int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cswap";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1674,7 +2354,13 @@ int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     static const char fn[] = "cufort_cswap_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1687,10 +2373,20 @@ int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zswap";
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1706,7 +2402,13 @@ int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     static const char fn[] = "cufort_zswap_host";
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1728,7 +2430,9 @@ static int check_sgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1741,6 +2445,7 @@ int cufort_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, float
     if (st) return st;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1759,6 +2464,13 @@ int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -1784,7 +2496,9 @@ static int check_dgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1797,6 +2511,7 @@ int cufort_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, doubl
     if (st) return st;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1815,6 +2530,13 @@ int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -1840,7 +2562,9 @@ static int check_cgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1853,6 +2577,7 @@ int cufort_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1871,6 +2596,13 @@ int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -1896,7 +2628,9 @@ static int check_zgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1909,6 +2643,7 @@ int cufort_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1927,6 +2662,13 @@ int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -1950,7 +2692,9 @@ static int check_sgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1962,6 +2706,7 @@ int cufort_sgemv(char trans, int64_t m, int64_t n, float alpha, const float *A, 
     if (st) return st;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1979,6 +2724,13 @@ int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2001,7 +2753,9 @@ static int check_dgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2013,6 +2767,7 @@ int cufort_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A
     if (st) return st;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2030,6 +2785,13 @@ int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const doub
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2052,7 +2814,9 @@ static int check_cgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2065,6 +2829,7 @@ int cufort_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, const cu
     if (st) return st;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2083,6 +2848,13 @@ int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2106,7 +2878,9 @@ static int check_zgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2119,6 +2893,7 @@ int cufort_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha, const c
     if (st) return st;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2137,6 +2912,13 @@ int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2158,7 +2940,9 @@ static int check_sger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2171,6 +2955,7 @@ int cufort_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = check_sger(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2188,6 +2973,13 @@ int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sger(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2208,7 +3000,9 @@ static int check_dger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2221,6 +3015,7 @@ int cufort_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = check_dger(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2238,6 +3033,13 @@ int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dger(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2258,7 +3060,9 @@ static int check_cgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2271,6 +3075,7 @@ int cufort_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_cgeru(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2289,6 +3094,13 @@ int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgeru(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2310,7 +3122,9 @@ static int check_cgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2323,6 +3137,7 @@ int cufort_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_cgerc(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2341,6 +3156,13 @@ int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgerc(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2362,7 +3184,9 @@ static int check_zgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2375,6 +3199,7 @@ int cufort_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zgeru(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2393,6 +3218,13 @@ int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgeru(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2414,7 +3246,9 @@ static int check_zgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2427,6 +3261,7 @@ int cufort_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zgerc(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2445,6 +3280,13 @@ int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgerc(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2468,7 +3310,9 @@ static int check_ssbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2480,6 +3324,7 @@ int cufort_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float *A, i
     if (st) return st;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2497,6 +3342,13 @@ int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2519,7 +3371,9 @@ static int check_dsbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2531,6 +3385,7 @@ int cufort_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const double *A,
     if (st) return st;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2548,6 +3403,13 @@ int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const doubl
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2568,7 +3430,9 @@ static int check_sspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2580,7 +3444,8 @@ int cufort_sspmv(char uplo, int64_t n, float alpha, const float *AP, const float
     if (st) return st;
     st = check_sspmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -2598,10 +3463,17 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
     int st = CUFORT_SUCCESS;
     st = check_sspmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -2617,7 +3489,9 @@ static int check_dspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2629,7 +3503,8 @@ int cufort_dspmv(char uplo, int64_t n, double alpha, const double *AP, const dou
     if (st) return st;
     st = check_dspmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -2647,10 +3522,17 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
     int st = CUFORT_SUCCESS;
     st = check_dspmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -2666,6 +3548,7 @@ static int check_sspr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -2676,9 +3559,10 @@ int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = check_sspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_sspr(uplo, n, alpha, x, incx, AP));
@@ -2691,11 +3575,16 @@ int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_sspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_sspr(uplo, n, alpha, (const float *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2708,6 +3597,7 @@ static int check_dspr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -2718,9 +3608,10 @@ int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = check_dspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_dspr(uplo, n, alpha, x, incx, AP));
@@ -2733,11 +3624,16 @@ int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     int st = CUFORT_SUCCESS;
     st = check_dspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_dspr(uplo, n, alpha, (const double *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2750,7 +3646,9 @@ static int check_sspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2762,11 +3660,12 @@ int cufort_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = check_sspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -2780,12 +3679,19 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     int st = CUFORT_SUCCESS;
     st = check_sspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_sspr2(uplo, n, alpha, (const float *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2799,7 +3705,9 @@ static int check_dspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2811,11 +3719,12 @@ int cufort_dspr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = check_dspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -2829,12 +3738,19 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     int st = CUFORT_SUCCESS;
     st = check_dspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_dspr2(uplo, n, alpha, (const double *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2849,7 +3765,9 @@ static int check_ssymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2861,6 +3779,7 @@ int cufort_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t lda,
     if (st) return st;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2878,6 +3797,13 @@ int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2899,7 +3825,9 @@ static int check_dsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2911,6 +3839,7 @@ int cufort_dsymv(char uplo, int64_t n, double alpha, const double *A, int64_t ld
     if (st) return st;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2928,6 +3857,13 @@ int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2949,7 +3885,9 @@ static int check_csymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2962,6 +3900,7 @@ int cufort_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2980,6 +3919,13 @@ int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3002,7 +3948,9 @@ static int check_zsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -3015,6 +3963,7 @@ int cufort_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3033,6 +3982,13 @@ int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3054,6 +4010,7 @@ static int check_ssyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3066,6 +4023,7 @@ int cufort_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = check_ssyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3081,6 +4039,11 @@ int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3099,6 +4062,7 @@ static int check_dsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3111,6 +4075,7 @@ int cufort_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = check_dsyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3126,6 +4091,11 @@ int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3144,6 +4114,7 @@ static int check_csyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3156,6 +4127,7 @@ int cufort_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *
     if (st) return st;
     st = check_csyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3171,6 +4143,11 @@ int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3190,6 +4167,7 @@ static int check_zsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3202,6 +4180,7 @@ int cufort_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble
     if (st) return st;
     st = check_zsyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3217,6 +4196,11 @@ int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3236,7 +4220,9 @@ static int check_ssyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3249,6 +4235,7 @@ int cufort_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3266,6 +4253,13 @@ int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3286,7 +4280,9 @@ static int check_dsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3299,6 +4295,7 @@ int cufort_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3316,6 +4313,13 @@ int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3336,7 +4340,9 @@ static int check_csyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3349,6 +4355,7 @@ int cufort_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3367,6 +4374,13 @@ int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3388,7 +4402,9 @@ static int check_zsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3401,6 +4417,7 @@ int cufort_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3419,6 +4436,13 @@ int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3444,6 +4468,7 @@ static int check_stbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3455,6 +4480,7 @@ int cufort_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3470,6 +4496,11 @@ int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3492,6 +4523,7 @@ static int check_dtbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3503,6 +4535,7 @@ int cufort_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3518,6 +4551,11 @@ int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3540,6 +4578,7 @@ static int check_ctbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3551,6 +4590,7 @@ int cufort_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3566,6 +4606,11 @@ int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3589,6 +4634,7 @@ static int check_ztbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3600,6 +4646,7 @@ int cufort_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3615,6 +4662,11 @@ int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3638,6 +4690,7 @@ static int check_stbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3649,6 +4702,7 @@ int cufort_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3664,6 +4718,11 @@ int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3686,6 +4745,7 @@ static int check_dtbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3697,6 +4757,7 @@ int cufort_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3712,6 +4773,11 @@ int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3734,6 +4800,7 @@ static int check_ctbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3745,6 +4812,7 @@ int cufort_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3760,6 +4828,11 @@ int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3783,6 +4856,7 @@ static int check_ztbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3794,6 +4868,7 @@ int cufort_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3809,6 +4884,11 @@ int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3830,6 +4910,7 @@ static int check_stpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3841,7 +4922,8 @@ int cufort_stpmv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3857,10 +4939,15 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
     int st = CUFORT_SUCCESS;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -3876,6 +4963,7 @@ static int check_dtpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3887,7 +4975,8 @@ int cufort_dtpmv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3903,10 +4992,15 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
     int st = CUFORT_SUCCESS;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -3922,6 +5016,7 @@ static int check_ctpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3933,7 +5028,8 @@ int cufort_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3949,10 +5045,15 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -3968,6 +5069,7 @@ static int check_ztpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3979,7 +5081,8 @@ int cufort_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3995,10 +5098,15 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4014,6 +5122,7 @@ static int check_stpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4025,7 +5134,8 @@ int cufort_stpsv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4041,10 +5151,15 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
     int st = CUFORT_SUCCESS;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4060,6 +5175,7 @@ static int check_dtpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4071,7 +5187,8 @@ int cufort_dtpsv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4087,10 +5204,15 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
     int st = CUFORT_SUCCESS;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4106,6 +5228,7 @@ static int check_ctpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4117,7 +5240,8 @@ int cufort_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4133,10 +5257,15 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4152,6 +5281,7 @@ static int check_ztpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4163,7 +5293,8 @@ int cufort_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4179,10 +5310,15 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4199,6 +5335,7 @@ static int check_strmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4210,6 +5347,7 @@ int cufort_strmv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4225,6 +5363,11 @@ int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4246,6 +5389,7 @@ static int check_dtrmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4257,6 +5401,7 @@ int cufort_dtrmv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4272,6 +5417,11 @@ int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4293,6 +5443,7 @@ static int check_ctrmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4304,6 +5455,7 @@ int cufort_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4319,6 +5471,11 @@ int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4341,6 +5498,7 @@ static int check_ztrmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4352,6 +5510,7 @@ int cufort_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4367,6 +5526,11 @@ int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4389,6 +5553,7 @@ static int check_strsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4400,6 +5565,7 @@ int cufort_strsv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4415,6 +5581,11 @@ int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4436,6 +5607,7 @@ static int check_dtrsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4447,6 +5619,7 @@ int cufort_dtrsv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4462,6 +5635,11 @@ int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4483,6 +5661,7 @@ static int check_ctrsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4494,6 +5673,7 @@ int cufort_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4509,6 +5689,11 @@ int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4531,6 +5716,7 @@ static int check_ztrsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4542,6 +5728,7 @@ int cufort_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4557,6 +5744,11 @@ int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4577,7 +5769,9 @@ static int check_chemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4590,6 +5784,7 @@ int cufort_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4608,6 +5803,13 @@ int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4630,7 +5832,9 @@ static int check_zhemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4643,6 +5847,7 @@ int cufort_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4661,6 +5866,13 @@ int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4684,7 +5896,9 @@ static int check_chbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4697,6 +5911,7 @@ int cufort_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, const cuf
     if (st) return st;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4715,6 +5930,13 @@ int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4738,7 +5960,9 @@ static int check_zhbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4751,6 +5975,7 @@ int cufort_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, const cu
     if (st) return st;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4769,6 +5994,13 @@ int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4790,7 +6022,9 @@ static int check_chpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4803,7 +6037,8 @@ int cufort_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chpmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4822,10 +6057,17 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     int st = CUFORT_SUCCESS;
     st = check_chpmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -4841,7 +6083,9 @@ static int check_zhpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4854,7 +6098,8 @@ int cufort_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhpmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4873,10 +6118,17 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     int st = CUFORT_SUCCESS;
     st = check_zhpmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -4892,6 +6144,7 @@ static int check_cher(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -4904,6 +6157,7 @@ int cufort_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = check_cher(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -4919,6 +6173,11 @@ int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4938,6 +6197,7 @@ static int check_zher(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -4950,6 +6210,7 @@ int cufort_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = check_zher(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -4965,6 +6226,11 @@ int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4984,7 +6250,9 @@ static int check_cher2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -4997,6 +6265,7 @@ int cufort_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -5015,6 +6284,13 @@ int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5036,7 +6312,9 @@ static int check_zher2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -5049,6 +6327,7 @@ int cufort_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -5067,6 +6346,13 @@ int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5088,6 +6374,7 @@ static int check_chpr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -5099,9 +6386,10 @@ int cufort_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = check_chpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_chpr(uplo, n, alpha, x, incx, AP));
@@ -5115,11 +6403,16 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     int st = CUFORT_SUCCESS;
     st = check_chpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_chpr(uplo, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, ix),
@@ -5132,6 +6425,7 @@ static int check_zhpr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -5143,9 +6437,10 @@ int cufort_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = check_zhpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_zhpr(uplo, n, alpha, x, incx, AP));
@@ -5159,11 +6454,16 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     int st = CUFORT_SUCCESS;
     st = check_zhpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_zhpr(uplo, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, ix),
@@ -5176,7 +6476,9 @@ static int check_chpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -5188,11 +6490,12 @@ int cufort_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -5206,12 +6509,19 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     int st = CUFORT_SUCCESS;
     st = check_chpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_chpr2(uplo, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, ix),
@@ -5225,7 +6535,9 @@ static int check_zhpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -5237,11 +6549,12 @@ int cufort_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -5255,12 +6568,19 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     int st = CUFORT_SUCCESS;
     st = check_zhpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_zhpr2(uplo, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, ix),
@@ -5291,12 +6611,19 @@ int cufort_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, floa
     if (st) return st;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5310,6 +6637,19 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 's', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5335,12 +6675,19 @@ int cufort_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, doub
     if (st) return st;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5354,6 +6701,19 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 'd', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5379,12 +6739,19 @@ int cufort_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (st) return st;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5398,6 +6765,19 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 'c', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5423,12 +6803,19 @@ int cufort_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (st) return st;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5443,6 +6830,19 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 'z', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5468,12 +6868,19 @@ int cufort_cgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (st) return st;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5488,6 +6895,19 @@ int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5525,12 +6945,19 @@ int cufort_zgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (st) return st;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5545,6 +6972,19 @@ int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5580,12 +7020,19 @@ int cufort_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, const 
     if (st) return st;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5598,6 +7045,19 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
     int st = CUFORT_SUCCESS;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5633,12 +7093,19 @@ int cufort_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, const
     if (st) return st;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5651,6 +7118,19 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
     int st = CUFORT_SUCCESS;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5687,12 +7167,19 @@ int cufort_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (st) return st;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5706,6 +7193,19 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     int st = CUFORT_SUCCESS;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5742,12 +7242,19 @@ int cufort_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (st) return st;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5761,6 +7268,19 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     int st = CUFORT_SUCCESS;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5797,12 +7317,19 @@ int cufort_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (st) return st;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5816,6 +7343,19 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     int st = CUFORT_SUCCESS;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5852,12 +7392,19 @@ int cufort_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (st) return st;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5871,6 +7418,19 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     int st = CUFORT_SUCCESS;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5905,10 +7465,14 @@ int cufort_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (st) return st;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -5921,6 +7485,14 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
     int st = CUFORT_SUCCESS;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5953,10 +7525,14 @@ int cufort_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (st) return st;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -5969,6 +7545,14 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     int st = CUFORT_SUCCESS;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6002,10 +7586,14 @@ int cufort_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alph
     if (st) return st;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6019,6 +7607,14 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
     int st = CUFORT_SUCCESS;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6052,10 +7648,14 @@ int cufort_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alp
     if (st) return st;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6069,6 +7669,14 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
     int st = CUFORT_SUCCESS;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6101,10 +7709,14 @@ int cufort_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (st) return st;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6117,6 +7729,14 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     int st = CUFORT_SUCCESS;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6149,10 +7769,14 @@ int cufort_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (st) return st;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6166,6 +7790,14 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     int st = CUFORT_SUCCESS;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6199,12 +7831,19 @@ int cufort_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (st) return st;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6217,6 +7856,19 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     int st = CUFORT_SUCCESS;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6252,12 +7904,19 @@ int cufort_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (st) return st;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6271,6 +7930,19 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     int st = CUFORT_SUCCESS;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6307,12 +7979,19 @@ int cufort_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6326,6 +8005,19 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6362,12 +8054,19 @@ int cufort_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6381,6 +8080,19 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6417,12 +8129,19 @@ int cufort_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6436,6 +8155,19 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6472,12 +8204,19 @@ int cufort_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6491,6 +8230,19 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6526,12 +8278,19 @@ int cufort_ssyrkx(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (st) return st;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6544,6 +8303,19 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     int st = CUFORT_SUCCESS;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6579,12 +8351,19 @@ int cufort_dsyrkx(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (st) return st;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6598,6 +8377,19 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     int st = CUFORT_SUCCESS;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6634,12 +8426,19 @@ int cufort_csyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6653,6 +8452,19 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6689,12 +8501,19 @@ int cufort_zsyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6708,6 +8527,19 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6744,12 +8576,19 @@ int cufort_cherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6763,6 +8602,19 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6799,12 +8651,19 @@ int cufort_zherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6818,6 +8677,19 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6854,10 +8726,14 @@ int cufort_strmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -6870,6 +8746,14 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6903,10 +8787,14 @@ int cufort_dtrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -6919,6 +8807,14 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6953,10 +8849,14 @@ int cufort_ctrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -6970,6 +8870,14 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7005,10 +8913,14 @@ int cufort_ztrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7022,6 +8934,14 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7056,10 +8976,14 @@ int cufort_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7072,6 +8996,14 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7105,10 +9037,14 @@ int cufort_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7121,6 +9057,14 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7155,10 +9099,14 @@ int cufort_ctrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7172,6 +9120,14 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7207,10 +9163,14 @@ int cufort_ztrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7224,6 +9184,14 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7249,7 +9217,7 @@ static int check_sgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7264,6 +9232,7 @@ int cufort_sgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7285,6 +9254,13 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7312,7 +9288,7 @@ static int check_dgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7327,6 +9303,7 @@ int cufort_dgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7348,6 +9325,13 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7375,7 +9359,7 @@ static int check_cgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7391,6 +9375,7 @@ int cufort_cgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7413,6 +9398,13 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7440,7 +9432,7 @@ static int check_zgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7456,6 +9448,7 @@ int cufort_zgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7478,6 +9471,13 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7515,12 +9515,19 @@ int cufort_sgeam(char transa, char transb, int64_t m, int64_t n, float alpha, co
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7535,6 +9542,19 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7571,12 +9591,19 @@ int cufort_dgeam(char transa, char transb, int64_t m, int64_t n, double alpha, c
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7591,6 +9618,19 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7628,12 +9668,19 @@ int cufort_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfloat a
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7649,6 +9696,19 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7687,12 +9747,19 @@ int cufort_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdouble 
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7708,6 +9775,19 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7725,11 +9805,11 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
 
 static int check_sdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -7742,12 +9822,20 @@ int cufort_sdgmm(char side, int64_t m, int64_t n, const float *A, int64_t lda, c
     if (st) return st;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -7760,6 +9848,20 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
     int st = CUFORT_SUCCESS;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7776,11 +9878,11 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
 
 static int check_ddgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -7793,12 +9895,20 @@ int cufort_ddgmm(char side, int64_t m, int64_t n, const double *A, int64_t lda, 
     if (st) return st;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -7811,6 +9921,20 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7827,11 +9951,11 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
 
 static int check_cdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -7844,12 +9968,20 @@ int cufort_cdgmm(char side, int64_t m, int64_t n, const cufort_cfloat *A, int64_
     if (st) return st;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -7862,6 +9994,20 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
     int st = CUFORT_SUCCESS;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7878,11 +10024,11 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
 
 static int check_zdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -7895,12 +10041,20 @@ int cufort_zdgmm(char side, int64_t m, int64_t n, const cufort_cdouble *A, int64
     if (st) return st;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -7913,6 +10067,20 @@ int cufort_zdgmm_host(char side, int64_t m, int64_t n, const cufort_cdouble *A, 
     int st = CUFORT_SUCCESS;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
