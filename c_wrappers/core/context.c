@@ -202,6 +202,7 @@ int cufort_shutdown(void)
         cufort_registry_drain(&cufort_device_blocks, ops->free);
         cufort_registry_drain(&cufort_pinned_blocks, ops->host_free);
         cufort_registry_drain(&cufort_registered_ranges, ops->host_unregister);
+        cufort_streams_drain();
         ops->close();
         atomic_store(&active, NULL);
         atomic_fetch_add(&generation, 1);

@@ -119,6 +119,9 @@ typedef struct {
 extern cufort_registry cufort_device_blocks;      /* cufort_alloc */
 extern cufort_registry cufort_pinned_blocks;      /* cufort_host_alloc */
 extern cufort_registry cufort_registered_ranges;  /* cufort_host_register */
+extern cufort_registry cufort_live_streams;       /* cufort_stream_create (stream.c) */
+extern cufort_registry cufort_live_events;        /* cufort_event_create (stream.c) */
+void cufort_streams_drain(void);                  /* destroys those left (at shutdown) */
 
 int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes);
 int cufort_registry_remove(cufort_registry *r, const void *p);   /* 1 if p was a block's base */
