@@ -280,6 +280,13 @@ $(HAND_TEST_BINS): $(TESTBIN)/%: $(OBJ)/tests/%.o $$(LAYER_DEPLIBS_$$(call name_
 	@mkdir -p $(@D)
 	$(CC) -pthread -fopenmp -o $@ $(filter %.o,$^) -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(TEST_LDLIBS)
 
+# tests/generated/test_blas_edges.c (gen/emit_edge_tests.py): the C ABI's argument edges, one binary.
+EDGE_TEST_BINS := $(if $(wildcard tests/generated/test_blas_edges.c),$(TESTBIN)/test_blas_edges)
+$(EDGE_TEST_BINS): $(TESTBIN)/%: $(OBJ)/tests/generated/%.o $(LIB)/libcufort.so
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) -L$(LIB) -lcufort $(TEST_LDLIBS)
+TEST_BINS += $(EDGE_TEST_BINS)
+
 # Fortran drivers: modules go to a directory of their own per binary (several define the same one).
 $(F90_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) \
                   $$(LAYER_DEPLIBS_$$(call name_layer,$$*)) $(FLAGS_FILE) | $(DEPS_STAMP)

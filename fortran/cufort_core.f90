@@ -44,6 +44,7 @@ module cufort_core
   public :: cf_synchronize, cf_mem_info, cf_live_allocations, cf_version
   ! used by the other cufort modules (not part of the documented API)
   public :: cf_ready, cf_finish, cf_raise, cf_offset, cf_notr, cf_left, cf_opt, cf_count_alloc
+  public :: cf_bad_option, cf_bytes
   public :: cf_c_string, cf_itoa, cf_shape_string, cf_shape_mismatch
 
   integer(int64), save :: live_allocations = 0
@@ -262,6 +263,57 @@ contains
        if (len(c) > 0) r = c(1:1)
     end if
   end function cf_opt
+
+  !> .true. (after reporting it) when an option argument is present but not one of `allowed`
+  !> (either case; its first character counts, as in the BLAS; '' is illegal, not the default).
+  !> The generics ask before any shape: a wrong letter must not be read as the other transposition.
+  logical function cf_bad_option(proc, name, allowed, c, stat, errmsg)
+    character(len=*), intent(in) :: proc, name, allowed
+    character(len=*), intent(in), optional :: c
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    character(len=:), allocatable :: list
+    character :: first
+    integer :: i
+    cf_bad_option = .false.
+    if (.not. present(c)) return
+    if (len(c) > 0) then
+       first = c(1:1)
+       if (first >= 'a' .and. first <= 'z') first = achar(iachar(first) - 32)
+       if (index(allowed, first) > 0) return
+    end if
+    list = "'" // allowed(1:1) // "'"
+    do i = 2, len(allowed)
+       list = list // ", '" // allowed(i:i) // "'"
+    end do
+    cf_bad_option = .true.
+    call cf_raise(proc, CF_INVALID_VALUE, 'argument ' // name // " = '" // c // "' is illegal: " // &
+                  'expected ' // list, stat, errmsg)
+  end function cf_bad_option
+
+  !> bytes = product(extents) * elem_size when that fits int64 (.true.), else .false. with bytes = -1:
+  !> an absurd shape is refused instead of wrapping to a small allocation.
+  logical function cf_bytes(extents, elem_size, bytes)
+    integer(int64), intent(in) :: extents(:)
+    integer, intent(in) :: elem_size
+    integer(int64), intent(out) :: bytes
+    integer :: i
+    cf_bytes = .false.
+    bytes = -1
+    if (any(extents < 0)) return
+    cf_bytes = .true.
+    bytes = 0
+    if (any(extents == 0)) return
+    bytes = elem_size
+    do i = 1, size(extents)
+       if (bytes > huge(bytes) / extents(i)) then
+          cf_bytes = .false.
+          bytes = -1
+          return
+       end if
+       bytes = bytes * extents(i)
+    end do
+  end function cf_bytes
 
   subroutine cf_count_alloc(delta)
     integer, intent(in) :: delta

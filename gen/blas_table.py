@@ -3,11 +3,15 @@
 Each routine lists its arguments in reference-BLAS order (so an argument's 1-based position is the
 parameter number that xerbla reports) and, per precision variant, the concrete name.  Conditions are C
 expressions over the argument names; helpers usable in them:  NOTR(c) (c is 'N'), LEFT(c) (c is 'L'),
-IMAX(a, b).  Extents of arrays are given by their shape:
+IMAX(a, b).  IMAX(a, b), MUL_SAT(a, b) (a * b, saturating instead of overflowing).  Extents of arrays are given by
+their shape:
   mat(rows, cols, ld)        column-major matrix, rows x cols inside leading dimension ld
   vec(n, inc)                BLAS vector of n elements at stride inc (negative: reversed, 0: one element)
-  pack(count)                contiguous run of count elements (packed triangles)
+  pack(count[, order])       contiguous run of count elements (a packed triangle of that order)
   bmat(rows, cols, ld, stride, batch)   batch matrices, matrix i starting stride*i elements in
+A routine's quick= condition (an empty dimension, where reference BLAS does nothing) returns before any
+array is looked at; no_alias= lists (output, input, exact) pairs whose arrays may share no element,
+except the very same array when exact (a C condition, checked with invalid_if) allows it in place.
 
 Types: 'T' the element type of the precision, 'R' its real type, 'I' a 0-based index (C ABI).
 """
@@ -27,6 +31,7 @@ class Arg:
         self.io = kw.get("io", "in")          # in | out | inout
         self.shape = kw.get("shape")          # ("mat", rows, cols, ld) | ("vec", n, inc) | ...
         self.count = kw.get("count", 1)       # hostref: number of elements
+        self.step = kw.get("step", False)     # an increment: INT64_MIN (no magnitude) is refused
 
 
 def Opt(name, opts, optkind):
@@ -68,12 +73,12 @@ def LdMin(name, minimum):
 
 def Inc(name):
     """Level-1 increment: any value, negative walks backwards, 0 repeats one element."""
-    return Arg(name, "int")
+    return Arg(name, "int", step=True)
 
 
 def Inc0(name):
     """Level-2 increment: zero is illegal (reference BLAS calls xerbla)."""
-    return Arg(name, "int", check=f"{name} != 0")
+    return Arg(name, "int", check=f"{name} != 0", step=True)
 
 
 def Int(name, check=None):
@@ -94,6 +99,12 @@ def Vec(name, io, n, inc, type="T"):
 
 def Pack(name, io, count, type="T"):
     return Arg(name, "array", io=io, type=type, shape=("pack", count))
+
+
+def Tri(name, io, order="n", type="T"):
+    """A packed triangle of the given order: order * (order + 1) / 2 elements."""
+    return Arg(name, "array", io=io, type=type,
+               shape=("pack", f"{order} * ({order} + 1) / 2", order))
 
 
 def BMat(name, io, rows, cols, ld, stride, batch, type="T"):
@@ -120,7 +131,7 @@ def std(template, precs=SDCZ, **kw):
 
 class Routine:
     def __init__(self, group, level, variants, args, result=None, quick=None, cublas=None,
-                 cublas_args=None, doc="", cpu="blas", invalid_if=()):
+                 cublas_args=None, doc="", cpu="blas", invalid_if=(), no_alias=()):
         self.group, self.level = group, level
         self.variants, self.args = variants, args
         self.result = result          # None | "T" | "R" | "I": the function value, returned via pointer
@@ -129,6 +140,7 @@ class Routine:
         self.cublas_args = cublas_args  # cuBLAS argument list when it differs from the BLAS one
         self.doc = doc
         self.invalid_if = invalid_if  # (C condition over all arguments, position, name) rejections
+        self.no_alias = no_alias      # (output, input, exact in place allowed) array pairs
         self.cpu = cpu                # "blas": the CPU BLAS has <name>_; "c": hand-written host code;
         #                               "blas:sd": the CPU BLAS has the listed precisions only
 
@@ -213,14 +225,14 @@ L2 = [
             [Uplo(), Dim("n"), Dim("k"), Scalar("alpha"), Mat("A", "in", "k + 1", "n", "lda"),
              LdMin("lda", "k + 1"), XN, Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("spmv", 2, std("{}spmv", "sd"),
-            [Uplo(), Dim("n"), Scalar("alpha"), Pack("AP", "in", "n * (n + 1) / 2"), XN,
+            [Uplo(), Dim("n"), Scalar("alpha"), Tri("AP", "in"), XN,
              Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("spr", 2, std("{}spr", "sd"),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"),
-             Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Tri("AP", "inout")]),
     Routine("spr2", 2, std("{}spr2", "sd"),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"), Vec("y", "in", "n", "incy"),
-             Inc0("incy"), Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Inc0("incy"), Tri("AP", "inout")]),
     Routine("symv", 2, std("{}symv"),
             [Uplo(), Dim("n"), Scalar("alpha"), Mat("A", "in", "n", "n", "lda"), Ld("lda", "n"),
              XN, Inc0("incx"), Scalar("beta"), YN, Inc0("incy")],
@@ -238,10 +250,10 @@ L2 = [
             [Uplo(), Trans(), Diag(), Dim("n"), Dim("k"), Mat("A", "in", "k + 1", "n", "lda"),
              LdMin("lda", "k + 1"), Vec("x", "inout", "n", "incx"), Inc0("incx")]),
     Routine("tpmv", 2, std("{}tpmv"),
-            [Uplo(), Trans(), Diag(), Dim("n"), Pack("AP", "in", "n * (n + 1) / 2"),
+            [Uplo(), Trans(), Diag(), Dim("n"), Tri("AP", "in"),
              Vec("x", "inout", "n", "incx"), Inc0("incx")]),
     Routine("tpsv", 2, std("{}tpsv"),
-            [Uplo(), Trans(), Diag(), Dim("n"), Pack("AP", "in", "n * (n + 1) / 2"),
+            [Uplo(), Trans(), Diag(), Dim("n"), Tri("AP", "in"),
              Vec("x", "inout", "n", "incx"), Inc0("incx")]),
     Routine("trmv", 2, std("{}trmv"),
             [Uplo(), Trans(), Diag(), Dim("n"), Mat("A", "in", "n", "n", "lda"), Ld("lda", "n"),
@@ -256,7 +268,7 @@ L2 = [
             [Uplo(), Dim("n"), Dim("k"), Scalar("alpha"), Mat("A", "in", "k + 1", "n", "lda"),
              LdMin("lda", "k + 1"), XN, Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("hpmv", 2, std("{}hpmv", "cz"),
-            [Uplo(), Dim("n"), Scalar("alpha"), Pack("AP", "in", "n * (n + 1) / 2"), XN,
+            [Uplo(), Dim("n"), Scalar("alpha"), Tri("AP", "in"), XN,
              Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("her", 2, std("{}her", "cz", types={"alpha": "R"}),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"),
@@ -266,10 +278,10 @@ L2 = [
              Inc0("incy"), Mat("A", "inout", "n", "n", "lda"), Ld("lda", "n")]),
     Routine("hpr", 2, std("{}hpr", "cz", types={"alpha": "R"}),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"),
-             Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Tri("AP", "inout")]),
     Routine("hpr2", 2, std("{}hpr2", "cz"),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"), Vec("y", "in", "n", "incy"),
-             Inc0("incy"), Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Inc0("incy"), Tri("AP", "inout")]),
 ]
 
 # Level 3 -------------------------------------------------------------------------------------------------
@@ -312,30 +324,34 @@ def _trmm_args():
 
 
 REAL_NTC_CPLX_NT = {"trans": "NT"}
+C_A = [("C", "A", False)]                    # the output C may share no element with A
+C_AB = [("C", "A", False), ("C", "B", False)]
 HERM = {"alpha": "R", "beta": "R"}
 L3 = [
-    Routine("gemm", 3, std("{}gemm"), _gemm_args()),
+    Routine("gemm", 3, std("{}gemm"), _gemm_args(), no_alias=C_AB),
     Routine("gemm3m", 3, std("{}gemm3m", "cz"), _gemm_args(), cublas="cublas{P}_64", cpu="c",
+            no_alias=C_AB,
             doc="complex GEMM by the 3M method (cuBLAS extension); same result as gemm"),
-    Routine("symm", 3, std("{}symm"), _symm_args()),
-    Routine("hemm", 3, std("{}hemm", "cz"), _symm_args()),
+    Routine("symm", 3, std("{}symm"), _symm_args(), no_alias=C_AB),
+    Routine("hemm", 3, std("{}hemm", "cz"), _symm_args(), no_alias=C_AB),
     Routine("syrk", 3, std("{}syrk", "sd") + std("{}syrk", "cz", opts=REAL_NTC_CPLX_NT),
-            _syrk_args()),
-    Routine("herk", 3, std("{}herk", "cz", types=HERM, opts={"trans": "NC"}), _syrk_args()),
+            _syrk_args(), no_alias=C_A),
+    Routine("herk", 3, std("{}herk", "cz", types=HERM, opts={"trans": "NC"}), _syrk_args(),
+            no_alias=C_A),
     Routine("syr2k", 3, std("{}syr2k", "sd") + std("{}syr2k", "cz", opts=REAL_NTC_CPLX_NT),
-            _syr2k_args()),
+            _syr2k_args(), no_alias=C_AB),
     Routine("her2k", 3, std("{}her2k", "cz", types={"beta": "R"}, opts={"trans": "NC"}),
-            _syr2k_args()),
+            _syr2k_args(), no_alias=C_AB),
     Routine("syrkx", 3, std("{}syrkx", "sd") + std("{}syrkx", "cz", opts=REAL_NTC_CPLX_NT),
-            _syr2k_args(), cublas="cublas{P}_64", cpu="c",
+            _syr2k_args(), cublas="cublas{P}_64", cpu="c", no_alias=C_AB,
             doc="C = alpha*op(A)*op(B)^T + beta*C, one triangle (cuBLAS extension)"),
     Routine("herkx", 3, std("{}herkx", "cz", types={"beta": "R"}, opts={"trans": "NC"}),
-            _syr2k_args(), cublas="cublas{P}_64", cpu="c",
+            _syr2k_args(), cublas="cublas{P}_64", cpu="c", no_alias=C_AB,
             doc="C = alpha*op(A)*op(B)^H + beta*C, one triangle (cuBLAS extension)"),
     Routine("trmm", 3, std("{}trmm"), _trmm_args(),
             cublas_args=["side", "uplo", "transa", "diag", "m", "n", "alpha", "A", "lda", "B",
-                         "ldb", "B", "ldb"]),
-    Routine("trsm", 3, std("{}trsm"), _trmm_args()),
+                         "ldb", "B", "ldb"], no_alias=[("B", "A", False)]),
+    Routine("trsm", 3, std("{}trsm"), _trmm_args(), no_alias=[("B", "A", False)]),
     Routine("gemm_strided_batched", 3, std("{}gemm_strided_batched"),
             [Trans("transa"), Trans("transb"), Dim("m"), Dim("n"), Dim("k"), Scalar("alpha"),
              BMat("A", "in", RA, CA, "lda", "strideA", "batch"), Ld("lda", RA),
@@ -343,7 +359,7 @@ L3 = [
              BMat("B", "in", RB, CB, "ldb", "strideB", "batch"), Ld("ldb", RB),
              Int("strideB", "strideB >= 0"), Scalar("beta"),
              BMat("C", "inout", "m", "n", "ldc", "strideC", "batch"), Ld("ldc", "m"),
-             Int("strideC", "batch <= 1 || strideC >= ldc * n"), Dim("batch")],
+             Int("strideC", "batch <= 1 || strideC >= MUL_SAT(ldc, n)"), Dim("batch")],
             cublas="cublas{Q}gemmStridedBatched_64", cpu="c",
             doc="batch GEMMs, matrix i of each operand at stride*i (cuBLAS extension)"),
     Routine("geam", 3, std("{}geam"),
@@ -357,14 +373,31 @@ L3 = [
                          "ldc (in place over A needs transa = N and ldc = lda)"),
                         ("(const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)", 12,
                          "ldc (in place over B needs transb = N and ldc = ldb)")],
+            no_alias=[("C", "A", True), ("C", "B", True)],
             doc="C = alpha*op(A) + beta*op(B) (cuBLAS extension); in place as cuBLAS allows"),
     Routine("dgmm", 3, std("{}dgmm"),
             [Side(), Dim("m"), Dim("n"), Mat("A", "in", "m", "n", "lda"), Ld("lda", "m"),
              Vec("x", "in", "LEFT(side) ? m : n", "incx"), Inc("incx"),
              Mat("C", "out", "m", "n", "ldc"), Ld("ldc", "m")],
             cublas="cublas{P}_64", cpu="c",
+            invalid_if=[("(const void *)C == (const void *)A && ldc != lda", 9,
+                         "ldc (in place over A needs ldc = lda)")],
+            no_alias=[("C", "A", True), ("C", "x", False)],
             doc="C = A*diag(x) (side R) or diag(x)*A (side L) (cuBLAS extension)"),
 ]
+
+
+
+def _empty(r):
+    """Reference BLAS does nothing when m, n (or the batch) is 0: the quick return of every layer,
+    before any array is looked at.  (k = 0 still scales C by beta.)"""
+    dims = [a.name for a in r.args if a.kind == "int" and a.check == f"{a.name} >= 0"
+            and a.name in ("m", "n", "batch")]
+    return " || ".join(f"{d} == 0" for d in dims) or None
+
+
+for _r in L2 + L3:
+    _r.quick = _r.quick or _empty(_r)
 
 ROUTINES = L1 + L2 + L3
 

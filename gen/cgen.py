@@ -64,10 +64,24 @@ def extent(shape):
     if kind == "vec":
         _, n, inc = shape
         return f"cufort_extent_vec({n}, {inc})"
-    if kind == "pack":
-        return f"cufort_extent_pack({shape[1]})"
+    if kind == "pack":   # a triangle's count from its order: n * (n + 1) would overflow first
+        return f"cufort_extent_tri({shape[2]})" if len(shape) > 2 else f"cufort_extent_pack({shape[1]})"
     _, rows, cols, ld, stride, batch = shape
     return f"cufort_extent_bmat({rows}, {cols}, {ld}, {stride}, {batch})"
+
+
+def layout(a):
+    """C expression for an array argument's cufort_layout (its elements, for the aliasing checks)."""
+    kind = a.shape[0]
+    if kind == "mat":
+        _, rows, cols, ld = a.shape
+        return f"cufort_layout_mat({a.name}, {rows}, {cols}, {ld}, sizeof(*{a.name}))"
+    if kind == "vec":
+        _, n, inc = a.shape
+        return f"cufort_layout_vec({a.name}, {n}, {inc}, sizeof(*{a.name}))"
+    if kind == "pack":
+        return f"cufort_layout_vec({a.name}, {extent(a.shape)}, 1, sizeof(*{a.name}))"
+    raise ValueError(f"{a.name}: no layout for {kind} arrays")
 
 
 def wrap(items, indent, width=100):

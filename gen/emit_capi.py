@@ -4,8 +4,8 @@ thunking entry points, and the two backends (cuBLAS, CPU BLAS)."""
 import re
 
 from blas_table import variants, on_cpu_blas
-from cgen import (C_T, CU_T, c_params, c_names, ctype, tcode, result_ctype, opts, extent, wrap,
-                  header)
+from cgen import (C_T, CU_T, c_params, c_names, ctype, tcode, result_ctype, opts, extent, layout,
+                  wrap, header)
 
 ME = "emit_capi.py"
 
@@ -45,6 +45,8 @@ def checks(r, v):
                          f'return cufort_bad_arg(fn, {pos}, "{a.name}");')
         elif a.kind == "int" and a.check:
             lines.append(f'    if (!({a.check})) return cufort_bad_arg(fn, {pos}, "{a.name}");')
+        if a.kind == "int" and a.step:   # |INT64_MIN| is no int64: refused whatever n is
+            lines.append(f'    if ({a.name} == INT64_MIN) return cufort_bad_inc(fn, {pos}, "{a.name}");')
     return lines
 
 
@@ -67,6 +69,29 @@ def quick(r):
     return [f"    if ({r.quick}) {{ {body}return CUFORT_SUCCESS; }}"]
 
 
+def alias_checks(r):
+    """An output may share no element with an input; an exact in-place pair is left to invalid_if."""
+    args = {a.name: a for a in r.args}
+    lines = []
+    for out, inp, exact in r.no_alias:
+        same = f"(const void *){out} != (const void *){inp} && " if exact else ""
+        cond = f"{same}cufort_overlap({layout(args[out])},\n            {layout(args[inp])})"
+        lines.append(f'    if ({cond})\n        return cufort_alias_arg(fn, "{out}", "{inp}");')
+    return lines
+
+
+def host_array_checks(r):
+    """Host arrays cannot be checked against allocations, but one whose span exceeds the address
+    space cannot exist: refused before any size arithmetic could wrap."""
+    lines = []
+    for a in r.args:
+        if a.kind == "array":
+            lines.append(f'    st = cufort_check_host_array(fn, "{a.name}", {extent(a.shape)}, '
+                         f"sizeof(*{a.name}));")
+            lines.append("    if (st) return st;")
+    return lines
+
+
 def call(fn, r, names):
     return f"{fn}({wrap(names, ' ' * 15)})"
 
@@ -83,6 +108,7 @@ def device_entry(r, v):
             body.append(f'    st = cufort_check_array(fn, "{a.name}", {a.name}, {extent(a.shape)}, '
                         f"sizeof(*{a.name}));")
             body.append("    if (st) return st;")
+    body += alias_checks(r)
     names = c_names(r)
     body.append(f"    if (cufort_on_host()) return cufort_in(fn, {call(f'cufort_host_{v.name}', r, names)});")
     body.append(f"    return cufort_in(fn, {call(f'cufort_cuda_{v.name}', r, names)});")
@@ -124,7 +150,7 @@ def thunk_entry(r, v):
     name = f"cufort_{v.name}_host"
     body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";', "    CUFORT_HOLD_GATE;",
             "    cufort_clear_error();", "    int st = CUFORT_SUCCESS;"] + check_call(r, v)
-    body += null_checks(r) + quick(r)
+    body += null_checks(r) + quick(r) + host_array_checks(r) + alias_checks(r)
     if r.group == "gemm":   # tiled, overlapped, out of core: c_wrappers/thunk/gemm_engine.c
         body.append(f"    return cufort_thunk_gemm(fn, '{v.prec}', transa, transb, m, n, k, &alpha, A, lda, B, "
                     "ldb, &beta, C, ldc);")

@@ -8,7 +8,8 @@
   cufort_blas.f90     one generic cf_<operation> per BLAS operation, overloaded on kind and on mode
                       (device arrays: cufort_<name>; host arrays: cufort_<name>_host), BLAS95 style:
                       dimensions, leading dimensions and increments inferred from the arguments,
-                      trans/uplo/side/diag/alpha/beta optional, shapes checked before any work
+                      trans/uplo/side/diag/alpha/beta optional, options checked first (an
+                      illegal letter is named as such), then shapes, before any work
 
 and the generated test tests/generated/test_fortran_blas.f90 (every specific of every generic).
 Everything comes from gen/blas_table.py; standard Fortran 2008 + ISO_C_BINDING."""
@@ -231,6 +232,20 @@ MEMORY_COMMON = """
     p = c_null_ptr
   end subroutine dev_free
 
+  !> The bytes of an array of extents e, refused (with the extents in the message) when negative or
+  !> beyond what an int64 counts, instead of wrapping to some small allocation.
+  logical function fits(me, e, elem_size, bytes, stat, errmsg)
+    character(len=*), intent(in) :: me
+    integer(int64), intent(in) :: e(:)
+    integer, intent(in) :: elem_size
+    integer(int64), intent(out) :: bytes
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    fits = cf_bytes(e, elem_size, bytes)
+    if (.not. fits) call cf_raise(me, CF_INVALID_VALUE, 'extents ' // cf_shape_string(e) // &
+                                  ' are negative or hold more bytes than an int64 counts', stat, errmsg)
+  end function fits
+
   !> The status of a failed optional-stat call made on the caller's behalf (0: carry on).
   logical function failed(stat)
     integer, intent(in), optional :: stat
@@ -254,6 +269,7 @@ VECTOR_TYPE = """
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_${K}_size
@@ -278,6 +294,7 @@ MATRIX_TYPE = """
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_${K}_size
@@ -305,6 +322,7 @@ ARRAY3_TYPE = """
     private
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
+    type(c_ptr) :: owner = c_null_ptr
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_${K}_size
@@ -355,17 +373,39 @@ COMMON_PROCS = """
 
   logical function ${P}_is_view(self)
     class($T), intent(in) :: self
-    ${P}_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    ${P}_is_view = c_associated(self%ptr) .and. .not. ${P}_owns(self)
   end function ${P}_is_view
 
   logical function ${P}_allocated(self)
     type($T), intent(in) :: self
-    ${P}_allocated = c_associated(self%base)
+    ${P}_allocated = ${P}_owns(self)
   end function ${P}_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function ${P}_here(self) result(p)
+    type($T), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function ${P}_here
+
+  logical function ${P}_owns(self)
+    type($T), intent(in) :: self
+    ${P}_owns = c_associated(self%base) .and. c_associated(self%owner, ${P}_here(self))
+  end function ${P}_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine ${P}_release(self)
+    type($T), intent(inout) :: self
+    if (${P}_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine ${P}_release
 
   impure elemental subroutine ${P}_final(self)
     type($T), intent(inout) :: self
-    call dev_free(self%base)
+    call ${P}_release(self)
   end subroutine ${P}_final
 
   subroutine ${P}_deallocate(self, stat, errmsg)
@@ -374,7 +414,7 @@ COMMON_PROCS = """
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call ${P}_release(self)
     self%ptr = c_null_ptr
     $RESET
   end subroutine ${P}_deallocate
@@ -558,11 +598,14 @@ VECTOR_PROCS = """
     integer(int64), intent(in) :: e(1)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call vector_${K}_release(d)
     d%ptr = c_null_ptr
     d%n = 0
     d%step = 1
-    if (.not. dev_alloc(me, d%base, e(1) * $ES, stat, errmsg)) return
+    if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = vector_${K}_here(d)
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_${K}_alloc_shape
@@ -638,12 +681,15 @@ MATRIX_PROCS = """
     integer(int64), intent(in) :: e(2)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call matrix_${K}_release(d)
     d%ptr = c_null_ptr
     d%m = 0
     d%n = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * $ES, stat, errmsg)) return
+    if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = matrix_${K}_here(d)
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -780,13 +826,16 @@ ARRAY3_PROCS = """
     integer(int64), intent(in) :: e(3)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call array3_${K}_release(d)
     d%ptr = c_null_ptr
     d%n1 = 0
     d%n2 = 0
     d%n3 = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * e(3) * $ES, stat, errmsg)) return
+    if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = array3_${K}_here(d)
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -865,7 +914,7 @@ PINNED_PROCS = """
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e($R)
+    integer(int64) :: e($R), bytes
     nullify(a)
     e = [$NS64]
     if (any(e < 0)) then
@@ -873,12 +922,13 @@ PINNED_PROCS = """
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a($NS))
       return
     end if
+    if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * $ES, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [$NS])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_${K}_$R
@@ -1213,6 +1263,9 @@ def specific(r, v, mode):
     if res:
         body.append("    res = 0")
     body.append("    if (.not. cf_ready(me, stat, errmsg)) return")
+    for a in opts:   # before any shape: a wrong letter must not be read as the other transposition
+        allowed = v.opts.get(a.name, a.opts)
+        body.append(f"    if (cf_bad_option(me, '{a.name}', '{allowed}', {a.name}, stat, errmsg)) return")
     for a in opts:
         body.append(f"    {a.name}_ = cf_opt({a.name}, '{OPT_DEFAULT[a.optkind]}')")
     for a in reqs:

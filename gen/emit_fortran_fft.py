@@ -51,6 +51,7 @@ module cufort_fft
   type, public :: cf_fft_plan
      private
      type(c_ptr) :: fwd = c_null_ptr, inv = c_null_ptr   ! the same C plan for complex transforms
+     type(c_ptr) :: owner = c_null_ptr  ! where the plan that owns fwd/inv lives (plan_here)
      integer(c_int) :: gen = 0       ! the cufort session (generation) the C plans belong to
      integer :: code = 0, nrank = 0  ! code: kind of the physical-space array; 0 = no plan
      integer(int64) :: n(3) = 1, nbatch = 1
@@ -154,12 +155,25 @@ SHARED = """contains
     call drop(self)
   end subroutine plan_final
 
-  !> Gives the C plans back to the cache (a no-op for plans a shutdown already destroyed).
+  !> Where the plan object itself lives.  build() records it: a bitwise copy (an array constructor
+  !> [p], transfer, intrinsic assignment of arrays of plans, none of which calls plan_assign) lives
+  !> elsewhere and never releases the C plans it shares.
+  function plan_here(p) result(a)
+    type(cf_fft_plan), intent(in), target :: p
+    type(c_ptr) :: a
+    a = c_loc(p)
+  end function plan_here
+
+  !> Gives the C plans back to the cache (a no-op for plans a shutdown already destroyed, and for a
+  !> bitwise copy, which only forgets them).
   subroutine drop(p)
     class(cf_fft_plan), intent(inout) :: p
     integer(c_int) :: st
-    if (c_associated(p%inv) .and. .not. c_associated(p%inv, p%fwd)) st = c_release(p%inv, p%gen)
-    if (c_associated(p%fwd)) st = c_release(p%fwd, p%gen)
+    if (c_associated(p%owner, plan_here(p))) then
+       if (c_associated(p%inv) .and. .not. c_associated(p%inv, p%fwd)) st = c_release(p%inv, p%gen)
+       if (c_associated(p%fwd)) st = c_release(p%fwd, p%gen)
+    end if
+    p%owner = c_null_ptr
     p%fwd = c_null_ptr
     p%inv = c_null_ptr
     p%code = 0
@@ -174,7 +188,7 @@ SHARED = """contains
   subroutine plan_assign(dst, src)
     class(cf_fft_plan), intent(inout) :: dst
     type(cf_fft_plan), intent(in) :: src
-    if (c_associated(dst%fwd) .and. c_associated(dst%fwd, src%fwd)) return
+    if (c_associated(dst%fwd, src%fwd) .and. c_associated(dst%owner, plan_here(dst))) return
     call drop(dst)
     if (src%code /= 0) call build('cf_fft_plan assignment', dst, src%code, src%n(1:src%nrank), &
                                   src%nbatch, src%norm)
@@ -287,6 +301,7 @@ SHARED = """contains
     integer(c_int) :: st, r
     r = int(size(n), c_int)
     cn(1:r) = n(r:1:-1)
+    plan%owner = plan_here(plan)
     st = c_acquire(plan%fwd, plan%gen, int(fwd_type(code), c_int), r, cn, nb, c_null_ptr, 1_c_int64_t, &
                    0_c_int64_t, c_null_ptr, 1_c_int64_t, 0_c_int64_t)
     if (st == 0) then

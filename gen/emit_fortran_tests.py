@@ -14,6 +14,10 @@ directly with explicit dimensions (cufort_<name>_host on copies of the same data
                              larger than it must be (host arrays for every variant, device arrays for
                              the first variant of each routine): stat = CF_INVALID_VALUE, errmsg
                              'cf_<op>: shape mismatch: argument <X> ...', and no array touched
+  illegal options            every option of the first variant of each routine given as '' or 'x'
+                             (shapes legal for the default): stat = CF_INVALID_VALUE, errmsg
+                             'cf_<op>: argument <option> = ...' (options are checked before shapes),
+                             and no array touched
 """
 
 import re
@@ -107,9 +111,11 @@ def dims_decl(rank):
     return {1: "(:)", 2: "(:,:)", 3: "(:,:,:)"}[rank]
 
 
-def case_block(r, v, mode, explicit, bad=None):
+def case_block(r, v, mode, explicit, bad=None, badopt=None):
     """One call of the generic against the oracle (bad: (array, extent index) made one too large,
-    then the call must fail with a shape mismatch and touch nothing)."""
+    then the call must fail with a shape mismatch and touch nothing; badopt: (option, value) an
+    illegal option letter, then the call must fail naming that option, before any shape check, and
+    touch nothing)."""
     lets = letters(r, v, explicit)
     shp = shapes(r, lets)
     if bad:
@@ -121,6 +127,8 @@ def case_block(r, v, mode, explicit, bad=None):
     what = f"{mode} {'explicit' if explicit else 'defaults'}"
     if bad:
         what = f"{mode} mismatch {bad[0]}({bad[1] + 1})"
+    if badopt:
+        what = f"{mode} illegal {badopt[0]}={badopt[1] or 'empty'}"
     # arrays
     for a in arrays:
         k = elem_kind(v, a)
@@ -179,6 +187,8 @@ def case_block(r, v, mode, explicit, bad=None):
     if explicit:
         for a in opts:
             lib_args.append(f"{a.name}='{lets[a.name].lower()}'")
+    if badopt:
+        lib_args.append(f"{badopt[0]}='{badopt[1]}'")
     # oracle: the C ABI, explicit dimensions
     for a in r.args:
         if a.kind == "opt":
@@ -203,12 +213,14 @@ def case_block(r, v, mode, explicit, bad=None):
     body = [f"  {d}" for d in decl] + [f"  {s}" for s in setup]
     call = f"cf_{gname}({', '.join(lib_args)})"
     label = f"'{v.name} {what}'"
-    if bad:
+    if bad or badopt:
         if r.result:
             body.append(f"  res_l = {call}")
         else:
             body.append(f"  call {call}")
-        body.append(f"  call expect_mismatch({label}, st, msg, 'cf_{gname}: shape mismatch: argument ', nfail)")
+        prefix = f"cf_{gname}: argument {badopt[0]} = " if badopt else \
+            f"cf_{gname}: shape mismatch: argument "
+        body.append(f"  call expect_mismatch({label}, st, msg, '{prefix}', nfail)")
         body += [f"  {x.format(label=label)}" for x in untouched]
     else:
         body.append(f"  st2 = cufort_{v.name}_host({', '.join(oracle_args)})")
@@ -264,6 +276,16 @@ def variant_test(r, v, first):
             if detects(r, lets, trial):
                 cases.append((f"{mode} mismatch {bad[0]}({bad[1] + 1})",
                                case_block(r, v, mode, False, bad)))
+    # illegal option letters: named before any shape is looked at (first variant of each routine)
+    for mode in mismatch_modes:
+        if mode not in modes(r):
+            continue
+        for a in r.args:
+            if a.kind != "opt":
+                continue
+            for val in ("", "x") if mode == "host" else ("",):
+                cases.append((f"{mode} illegal {a.name}={val or 'empty'}",
+                               case_block(r, v, mode, False, badopt=(a.name, val))))
     subs = []
     for i, (label, c) in enumerate(cases, 1):
         lines.append("  before = nfail")

@@ -161,6 +161,8 @@ def declare_args(r, v):
 
 def extent_expr(a):
     kind, *rest = a.shape
+    if kind == "pack":
+        rest = rest[:1]     # the count (a triangle's order after it is for the C ABI's extents)
     return f"tl_extent_{kind}({', '.join(rest)})"
 
 

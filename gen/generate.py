@@ -12,6 +12,7 @@ sys.path.insert(0, HERE)
 
 import emit_capi  # noqa: E402
 import emit_dropin  # noqa: E402
+import emit_edge_tests  # noqa: E402
 import emit_f77  # noqa: E402
 import emit_f77_tests  # noqa: E402
 import emit_fortran  # noqa: E402
@@ -31,8 +32,8 @@ def write(rel, text):
 
 
 def main():
-    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_fortran, emit_dropin,
-                    emit_fortran_fft, emit_fortran_kernels):
+    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_edge_tests, emit_fortran,
+                    emit_dropin, emit_fortran_fft, emit_fortran_kernels):
         emitter.emit(write)
 
 

@@ -11,6 +11,8 @@ static void streams(void)
     CHECK_OK(cufort_stream_synchronize(s), "stream_synchronize idle stream");
     CHECK_OK(cufort_stream_synchronize(NULL), "stream_synchronize default stream");
     CHECK_OK(cufort_stream_destroy(s), "stream_destroy");
+    CHECK_FAILS_MSG(cufort_stream_destroy(s), CUFORT_INVALID_VALUE, "not a live stream",
+                    "stream_destroy a second time (a copy of the handle) refused");
     CHECK_OK(cufort_stream_destroy(NULL), "stream_destroy(NULL) is a no-op");
     CHECK_ST(cufort_stream_create(NULL), CUFORT_INVALID_VALUE, "stream_create(NULL)");
 
@@ -89,6 +91,8 @@ static void events(void)
     CHECK_ST(cufort_event_record(NULL, s), CUFORT_INVALID_VALUE, "event_record(NULL)");
     CHECK_ST(cufort_event_synchronize(NULL), CUFORT_INVALID_VALUE, "event_synchronize(NULL)");
     CHECK_OK(cufort_event_destroy(a), "event_destroy a");
+    CHECK_FAILS_MSG(cufort_event_destroy(a), CUFORT_INVALID_VALUE, "not a live event",
+                    "event_destroy a second time (a copy of the handle) refused");
     CHECK_OK(cufort_event_destroy(b), "event_destroy b");
     CHECK_OK(cufort_event_destroy(NULL), "event_destroy(NULL) is a no-op");
     CHECK_OK(cufort_stream_destroy(s), "stream_destroy after events");
@@ -193,6 +197,18 @@ int main(int argc, char **argv)
     streams();
     events();
     thread_streams();
+    /* a shutdown destroys the streams and events left; their handles are stale afterwards */
+    cufort_stream left = NULL;
+    cufort_event left_event = NULL;
+    CHECK_OK(cufort_stream_create(&left), "a stream left at shutdown");
+    CHECK_OK(cufort_event_create(&left_event), "an event left at shutdown");
     CHECK_OK(cufort_shutdown(), "shutdown");
+    if (CHECK_OK(cufort_init(), "init again")) {
+        CHECK_FAILS_MSG(cufort_stream_destroy(left), CUFORT_INVALID_VALUE, "not a live stream",
+                        "a stream from before the shutdown is stale");
+        CHECK_FAILS_MSG(cufort_event_destroy(left_event), CUFORT_INVALID_VALUE, "not a live event",
+                        "an event from before the shutdown is stale");
+        CHECK_OK(cufort_shutdown(), "shutdown again");
+    }
     return ck_end();
 }

@@ -25,6 +25,21 @@ int cufort_bad_arg(const char *routine, int position, const char *name)
                        position, name);
 }
 
+int cufort_bad_inc(const char *routine, int position, const char *name)
+{
+    last_info = position;
+    return cufort_fail(CUFORT_INVALID_VALUE, "%s: parameter %d (%s) has an illegal value: %s = "
+                       "INT64_MIN has no magnitude an int64 can hold (increments lie in "
+                       "-INT64_MAX..INT64_MAX)", routine, position, name, name);
+}
+
+int cufort_alias_arg(const char *routine, const char *out, const char *in)
+{
+    return cufort_fail(CUFORT_INVALID_VALUE, "%s: the output %s overlaps the input %s (an output "
+                       "may share no element with an input, except where the routine allows "
+                       "exactly in place)", routine, out, in);
+}
+
 int cufort_null_arg(const char *routine, const char *name)
 {
     return cufort_fail(CUFORT_INVALID_VALUE, "%s: %s is a null pointer", routine, name);

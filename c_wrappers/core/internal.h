@@ -19,6 +19,8 @@
 /* ---- errors (per thread) ---- */
 int cufort_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cufort_bad_arg(const char *routine, int position, const char *name);  /* sets last_info */
+/* an increment of INT64_MIN, whose magnitude int64 cannot hold: refused by every routine */
+int cufort_bad_inc(const char *routine, int position, const char *name);
 int cufort_null_arg(const char *routine, const char *name);
 /* st unchanged; a failure's message gains "routine: " in front unless it names it already */
 int cufort_in(const char *routine, int st);
@@ -35,6 +37,13 @@ static inline int cufort_opt_in(char c, const char *allowed)
 
 /* ---- extents: elements an array argument spans from its base pointer (0 when empty) ---- */
 /* Extents saturate at INT64_MAX instead of wrapping, so an absurd size fails every check. */
+static inline int64_t cufort_mul_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
+}
+#define MUL_SAT(a, b) cufort_mul_sat((a), (b))
+
 static inline int64_t cufort_extent_mat(int64_t rows, int64_t cols, int64_t ld)
 {
     int64_t e;
@@ -44,11 +53,27 @@ static inline int64_t cufort_extent_mat(int64_t rows, int64_t cols, int64_t ld)
         return INT64_MAX;
     return e;
 }
+/* |inc| of INT64_MIN has no int64 value: such a vector spans everything once it has two elements
+ * (the C ABI refuses that increment before it gets here; see cufort_bad_inc). */
 static inline int64_t cufort_extent_vec(int64_t n, int64_t inc)
 {
-    return n <= 0 ? 0 : cufort_extent_mat(1, n, inc < 0 ? -inc : inc);
+    if (n <= 0)
+        return 0;
+    if (inc == INT64_MIN)
+        return n == 1 ? 1 : INT64_MAX;
+    return cufort_extent_mat(1, n, inc < 0 ? -inc : inc);
 }
 static inline int64_t cufort_extent_pack(int64_t count) { return count < 0 ? 0 : count; }
+/* n * (n + 1) / 2, the elements of a packed triangle of order n */
+static inline int64_t cufort_extent_tri(int64_t n)
+{
+    int64_t e;
+    if (n <= 0)
+        return 0;
+    if (__builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? n / 2 + 1 : n + 1, &e))
+        return INT64_MAX;
+    return e;
+}
 static inline int64_t cufort_extent_bmat(int64_t rows, int64_t cols, int64_t ld, int64_t stride,
                                          int64_t batch)
 {
@@ -59,6 +84,30 @@ static inline int64_t cufort_extent_bmat(int64_t rows, int64_t cols, int64_t ld,
 /* An array argument of `elems` elements must lie inside one device allocation. */
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,
                        size_t elem_size);
+/* A host array of `elems` elements must fit the address space (else no such array can exist). */
+int cufort_check_host_array(const char *routine, const char *name, int64_t elems, size_t elem_size);
+
+/* ---- aliasing: an output may share no element with an input (only exact in place, decided by the
+ * caller) ---- */
+/* A column-major array: rows x cols elements of es bytes, ld elements apart (a vector of n at
+ * increment inc is 1 x n at |inc|). */
+typedef struct { const void *p; int64_t rows, cols, ld; size_t es; } cufort_layout;
+static inline cufort_layout cufort_layout_mat(const void *p, int64_t rows, int64_t cols, int64_t ld,
+                                              size_t es)
+{
+    return (cufort_layout){p, rows, cols, ld, es};
+}
+static inline cufort_layout cufort_layout_vec(const void *p, int64_t n, int64_t inc, size_t es)
+{
+    int64_t step = inc < 0 ? (inc == INT64_MIN ? INT64_MAX : -inc) : inc;
+    return inc == 0 ? (cufort_layout){p, n > 0, 1, 1, es} : (cufort_layout){p, 1, n, step, es};
+}
+/* 1 when the two arrays share a byte.  Exact for arrays of one leading dimension (blocks, rows and
+ * columns of one matrix: LAPACK's usual calls); for other pairs, 1 when their spans meet. */
+int cufort_overlap(cufort_layout a, cufort_layout b);
+/* the status and message of an output that overlaps an input (last_info stays 0: no single
+ * parameter is at fault, so the F77 layer calls no xerbla and the drop-in falls back) */
+int cufort_alias_arg(const char *routine, const char *out, const char *in);
 
 /* ---- block registries (registry.c) ---- */
 typedef struct { uintptr_t base; size_t bytes; } cufort_block;

@@ -58,6 +58,14 @@ static int parse_pred(const char *fn, const char *pred, int *code)
                        "(< <= > >= == /=)", fn, pred);
 }
 
+/* |INT64_MIN| has no int64 value: that increment is refused whatever n is, as by the BLAS */
+static int check_incs(const char *fn, int two, int64_t incx, int64_t incy)
+{
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (two && incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 /* ---- reductions on device arrays ---- */
 static int reduce_dev(const char *fn, int kind, int op, int64_t n, const void *x, int64_t incx,
                       const void *y, int64_t incy, const char *pred, double value, void *result,
@@ -71,6 +79,8 @@ static int reduce_dev(const char *fn, int kind, int op, int64_t n, const void *x
     if (op == CUFORT_RCOUNT && (st = parse_pred(fn, pred, &code))) return st;
     const size_t es = cufort_kelem_size(kind), rb = result_bytes(kind, op);
     if (on_device && (st = cufort_check_array(fn, "result", result, 1, rb))) return st;
+    const int two = op == CUFORT_RDOT || op == CUFORT_RDOTC;
+    if ((st = check_incs(fn, two, incx, incy))) return st;
     if (n <= 0) {
         unsigned char empty[16];
         empty_result(kind, op, empty);
@@ -82,7 +92,6 @@ static int reduce_dev(const char *fn, int kind, int op, int64_t n, const void *x
                                                   cufort_thread_stream(), 0));
     }
     if ((st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), es))) return st;
-    const int two = op == CUFORT_RDOT || op == CUFORT_RDOTC;
     if (two && (st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), es))) return st;
     if (cufort_on_host())
         return cufort_in(fn, cufort_host_kreduce(kind, op, n, x, incx, y, incy, code, value, result, on_device));
@@ -99,14 +108,16 @@ static int reduce_host(const char *fn, int kind, int op, int64_t n, const void *
         int code, st = parse_pred(fn, pred, &code);
         if (st) return st;
     }
+    const int two = op == CUFORT_RDOT || op == CUFORT_RDOTC;
+    int st = check_incs(fn, two, incx, incy);
+    if (st) return st;
     if (n <= 0) {
         empty_result(kind, op, result);
         return CUFORT_SUCCESS;
     }
     const size_t es = cufort_kelem_size(kind);
-    const int two = op == CUFORT_RDOT || op == CUFORT_RDOTC;
     cufort_thunk t;
-    int st = cufort_thunk_begin(&t, fn);
+    st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, es, CUFORT_IN);
     int iy = two ? cufort_thunk_vector(&t, y, n, incy, es, CUFORT_IN) : -1;

@@ -1,4 +1,4 @@
-/* memory.c — device and pinned host allocation, host registration, and the check every array
+/* memory.c — device and pinned host allocation, host registration, and the checks every array
  * argument goes through.  Every block is recorded, so both backends refuse the same misuse
  * (freeing what they never gave out, a second free, unregistering what was never registered). */
 #include "internal.h"
@@ -126,4 +126,17 @@ int cufort_check_array(const char *routine, const char *name, const void *p, int
                                routine, name, (size_t)(at - end), size);
     }
     return cufort_ops()->foreign_pointer(routine, name, p, bytes);
+}
+
+int cufort_check_host_array(const char *routine, const char *name, int64_t elems, size_t elem_size)
+{
+    size_t bytes;
+    if (elems <= 0)
+        return CUFORT_SUCCESS;
+    if (elems == INT64_MAX || __builtin_mul_overflow((size_t)elems, elem_size, &bytes) ||
+        bytes > PTRDIFF_MAX)
+        return cufort_fail(CUFORT_INVALID_VALUE, "%s: %s would span %s%lld elements of %zu bytes, "
+                           "more than the address space holds", routine, name,
+                           elems == INT64_MAX ? "at least " : "", (long long)elems, elem_size);
+    return CUFORT_SUCCESS;
 }

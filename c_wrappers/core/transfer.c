@@ -15,6 +15,17 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
     }
     if (rows == 0 || cols == 0)
         return CUFORT_SUCCESS;
+    if (cols == 1)          /* one column: the pitches are never used, so they cannot overflow */
+        sld = dld = rows;
+    /* the host side cannot be checked against an allocation, but it must fit the address space;
+     * with both sides checked, every byte count below fits size_t */
+    if (kind != CUFORT_D2D) {
+        int st = cufort_check_host_array(
+            fn, kind == CUFORT_H2D ? "the host source" : "the host destination",
+            cufort_extent_mat(rows, cols, kind == CUFORT_H2D ? sld : dld), (size_t)es);
+        if (st)
+            return st;
+    }
     if (kind != CUFORT_H2D) {
         int st = cufort_check_array(fn, "the source", src, cufort_extent_mat(rows, cols, sld),
                                     (size_t)es);

@@ -6,11 +6,20 @@
 #include "gemm_engine.h"
 #include "blas_backends.h"
 
+static int check_isamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamax";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_isamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -26,8 +35,12 @@ int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_isamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -38,11 +51,20 @@ int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_idamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamax";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_idamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -58,8 +80,12 @@ int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_idamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -70,11 +96,20 @@ int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_icamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamax";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_icamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -90,8 +125,12 @@ int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_icamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -102,11 +141,20 @@ int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_izamax(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamax";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_izamax(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -122,8 +170,12 @@ int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_izamax(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -134,11 +186,20 @@ int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_isamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_isamin";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_isamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -154,8 +215,12 @@ int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_isamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -166,11 +231,20 @@ int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_idamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_idamin(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_idamin";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_idamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -186,8 +260,12 @@ int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_idamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -198,11 +276,20 @@ int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_icamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_icamin";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_icamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -218,8 +305,12 @@ int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_icamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -230,11 +321,20 @@ int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_izamin(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
     static const char fn[] = "cufort_izamin";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_izamin(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
@@ -250,8 +350,12 @@ int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_izamin(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = -1; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -262,11 +366,20 @@ int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sasum(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_sasum";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -282,8 +395,12 @@ int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -294,11 +411,20 @@ int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dasum(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dasum";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -314,8 +440,12 @@ int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -326,11 +456,20 @@ int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_scasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scasum";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_scasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -346,8 +485,12 @@ int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_scasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -358,11 +501,20 @@ int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dzasum(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dzasum";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dzasum(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -378,8 +530,12 @@ int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dzasum(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -390,11 +546,21 @@ int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_saxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_saxpy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_saxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -411,7 +577,13 @@ int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, floa
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_saxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -424,11 +596,21 @@ int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, floa
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_daxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_daxpy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_daxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -446,7 +628,13 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_daxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -459,12 +647,22 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_caxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t incx,
                  cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_caxpy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_caxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -482,7 +680,13 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_caxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -495,12 +699,22 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zaxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 6, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, int64_t incx,
                  cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zaxpy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zaxpy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -518,7 +732,13 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zaxpy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -531,11 +751,21 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_scopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_scopy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_scopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -552,7 +782,13 @@ int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_scopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -565,11 +801,21 @@ int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dcopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dcopy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dcopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -586,7 +832,13 @@ int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dcopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -599,11 +851,21 @@ int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_ccopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_ccopy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_ccopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -621,7 +883,13 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_ccopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -634,11 +902,21 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zcopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zcopy";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zcopy(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -656,7 +934,13 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zcopy(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -669,11 +953,21 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sdot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy, float *result)
 {
     static const char fn[] = "cufort_sdot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sdot(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -692,8 +986,14 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sdot(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -706,12 +1006,22 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_ddot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                 double *result)
 {
     static const char fn[] = "cufort_ddot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_ddot(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -730,8 +1040,14 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_ddot(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -744,12 +1060,22 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cdotu(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
                  int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotu";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cdotu(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -768,8 +1094,14 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cdotu(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -782,12 +1114,22 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdotu(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
                  int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotu";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdotu(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -806,8 +1148,14 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdotu(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -820,12 +1168,22 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cdotc(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
                  int64_t incy, cufort_cfloat *result)
 {
     static const char fn[] = "cufort_cdotc";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cdotc(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -844,8 +1202,14 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cdotc(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -858,12 +1222,22 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdotc(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
                  int64_t incy, cufort_cdouble *result)
 {
     static const char fn[] = "cufort_zdotc";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdotc(fn, n, incx, incy);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -882,8 +1256,14 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdotc(fn, n, incx, incy);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -896,11 +1276,20 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_snrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_snrm2";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_snrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -916,8 +1305,12 @@ int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_snrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -928,11 +1321,20 @@ int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dnrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dnrm2";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dnrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -948,8 +1350,12 @@ int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dnrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -960,11 +1366,20 @@ int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_scnrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
     static const char fn[] = "cufort_scnrm2";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_scnrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -980,8 +1395,12 @@ int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_scnrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -992,11 +1411,20 @@ int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dznrm2(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
     static const char fn[] = "cufort_dznrm2";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dznrm2(fn, n, incx);
     if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
@@ -1012,8 +1440,12 @@ int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dznrm2(fn, n, incx);
+    if (st) return st;
     if (!result) return cufort_null_arg(fn, "result");
     if (n <= 0 || incx <= 0) { *result = 0; return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1024,11 +1456,21 @@ int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_srot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
 {
     static const char fn[] = "cufort_srot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_srot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1045,7 +1487,13 @@ int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_srot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1058,11 +1506,21 @@ int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_drot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
 {
     static const char fn[] = "cufort_drot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_drot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1079,7 +1537,13 @@ int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_drot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1092,12 +1556,22 @@ int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_csrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy, float c,
                  float s)
 {
     static const char fn[] = "cufort_csrot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_csrot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1115,7 +1589,13 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_csrot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1128,12 +1608,22 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
                  double c, double s)
 {
     static const char fn[] = "cufort_zdrot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdrot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1151,7 +1641,13 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdrot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1164,12 +1660,22 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_crot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_crot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy, float c,
                 cufort_cfloat s)
 {
     static const char fn[] = "cufort_crot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_crot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1187,7 +1693,13 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_crot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1200,12 +1712,22 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
                 double c, cufort_cdouble s)
 {
     static const char fn[] = "cufort_zrot";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zrot(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1223,7 +1745,13 @@ int cufort_zrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zrot(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1368,11 +1896,21 @@ int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cd
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_srotm(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
     static const char fn[] = "cufort_srotm";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_srotm(fn, n, incx, incy);
     if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
@@ -1390,8 +1928,14 @@ int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_srotm(fn, n, incx, incy);
+    if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1404,11 +1948,21 @@ int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_drotm(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy, const double *param)
 {
     static const char fn[] = "cufort_drotm";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_drotm(fn, n, incx, incy);
     if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
@@ -1427,8 +1981,14 @@ int cufort_drotm_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_drotm(fn, n, incx, incy);
+    if (st) return st;
     if (!param) return cufort_null_arg(fn, "param");
     if (n <= 0 || param[0] == -2) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1511,11 +2071,20 @@ int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, dou
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sscal(int64_t n, float alpha, float *x, int64_t incx)
 {
     static const char fn[] = "cufort_sscal";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1530,7 +2099,11 @@ int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1541,11 +2114,20 @@ int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dscal(int64_t n, double alpha, double *x, int64_t incx)
 {
     static const char fn[] = "cufort_dscal";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1560,7 +2142,11 @@ int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1571,11 +2157,20 @@ int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_cscal";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1590,7 +2185,11 @@ int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1601,11 +2200,20 @@ int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zscal";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1620,7 +2228,11 @@ int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1631,11 +2243,20 @@ int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_csscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 {
     static const char fn[] = "cufort_csscal";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_csscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1650,7 +2271,11 @@ int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_csscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1661,11 +2286,20 @@ int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zdscal(const char *fn, int64_t n, int64_t incx)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 {
     static const char fn[] = "cufort_zdscal";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zdscal(fn, n, incx);
     if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1680,7 +2314,11 @@ int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zdscal(fn, n, incx);
+    if (st) return st;
     if (n <= 0 || incx <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1691,11 +2329,21 @@ int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_sswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
     static const char fn[] = "cufort_sswap";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_sswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1712,7 +2360,13 @@ int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_sswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1725,11 +2379,21 @@ int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_dswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
     static const char fn[] = "cufort_dswap";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_dswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1746,7 +2410,13 @@ int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_dswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1759,11 +2429,21 @@ int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_cswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
     static const char fn[] = "cufort_cswap";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_cswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1780,7 +2460,13 @@ int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_cswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1793,11 +2479,21 @@ int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     return cufort_thunk_finish(&t, st);
 }
 
+static int check_zswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+{
+    (void)n;
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 5, "incy");
+    return CUFORT_SUCCESS;
+}
+
 int cufort_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
     static const char fn[] = "cufort_zswap";
     CUFORT_HOLD_GATE;
     int st = cufort_enter(fn);
+    if (st) return st;
+    st = check_zswap(fn, n, incx, incy);
     if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -1814,7 +2510,13 @@ int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     CUFORT_HOLD_GATE;
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
+    st = check_zswap(fn, n, incx, incy);
+    if (st) return st;
     if (n <= 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -1836,7 +2538,9 @@ static int check_sgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1850,6 +2554,7 @@ int cufort_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, float
     if (st) return st;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1869,6 +2574,13 @@ int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -1894,7 +2606,9 @@ static int check_dgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1908,6 +2622,7 @@ int cufort_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, doubl
     if (st) return st;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1927,6 +2642,13 @@ int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -1952,7 +2674,9 @@ static int check_cgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -1966,6 +2690,7 @@ int cufort_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -1985,6 +2710,13 @@ int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2010,7 +2742,9 @@ static int check_zgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(ku >= 0)) return cufort_bad_arg(fn, 5, "ku");
     if (!(lda >= kl + ku + 1)) return cufort_bad_arg(fn, 8, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 10, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 10, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 13, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 13, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2024,6 +2758,7 @@ int cufort_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2043,6 +2778,13 @@ int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgbmv(fn, trans, m, n, kl, ku, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(kl + ku + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2066,7 +2808,9 @@ static int check_sgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2079,6 +2823,7 @@ int cufort_sgemv(char trans, int64_t m, int64_t n, float alpha, const float *A, 
     if (st) return st;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2097,6 +2842,13 @@ int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2119,7 +2871,9 @@ static int check_dgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2132,6 +2886,7 @@ int cufort_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A
     if (st) return st;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2150,6 +2905,13 @@ int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const doub
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2172,7 +2934,9 @@ static int check_cgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2186,6 +2950,7 @@ int cufort_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, const cu
     if (st) return st;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2205,6 +2970,13 @@ int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2228,7 +3000,9 @@ static int check_zgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2242,6 +3016,7 @@ int cufort_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha, const c
     if (st) return st;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
@@ -2261,6 +3036,13 @@ int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemv(fn, trans, m, n, lda, incx, incy);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(NOTR(trans) ? n : m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2282,7 +3064,9 @@ static int check_sger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2296,6 +3080,7 @@ int cufort_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = check_sger(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2314,6 +3099,13 @@ int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sger(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2334,7 +3126,9 @@ static int check_dger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2348,6 +3142,7 @@ int cufort_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = check_dger(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2366,6 +3161,13 @@ int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dger(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2386,7 +3188,9 @@ static int check_cgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2400,6 +3204,7 @@ int cufort_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_cgeru(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2419,6 +3224,13 @@ int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgeru(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2440,7 +3252,9 @@ static int check_cgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2454,6 +3268,7 @@ int cufort_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_cgerc(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2473,6 +3288,13 @@ int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgerc(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2494,7 +3316,9 @@ static int check_zgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2508,6 +3332,7 @@ int cufort_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zgeru(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2527,6 +3352,13 @@ int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgeru(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2548,7 +3380,9 @@ static int check_zgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -2562,6 +3396,7 @@ int cufort_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zgerc(fn, m, n, incx, incy, lda);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(m, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -2581,6 +3416,13 @@ int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgerc(fn, m, n, incx, incy, lda);
+    if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(m, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2604,7 +3446,9 @@ static int check_ssbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2617,6 +3461,7 @@ int cufort_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float *A, i
     if (st) return st;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2635,6 +3480,13 @@ int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2657,7 +3509,9 @@ static int check_dsbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2670,6 +3524,7 @@ int cufort_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const double *A,
     if (st) return st;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -2688,6 +3543,13 @@ int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const doubl
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -2708,7 +3570,9 @@ static int check_sspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2721,7 +3585,8 @@ int cufort_sspmv(char uplo, int64_t n, float alpha, const float *AP, const float
     if (st) return st;
     st = check_sspmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -2740,10 +3605,17 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
     int st = CUFORT_SUCCESS;
     st = check_sspmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -2759,7 +3631,9 @@ static int check_dspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2772,7 +3646,8 @@ int cufort_dspmv(char uplo, int64_t n, double alpha, const double *AP, const dou
     if (st) return st;
     st = check_dspmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -2791,10 +3666,17 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
     int st = CUFORT_SUCCESS;
     st = check_dspmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -2810,6 +3692,7 @@ static int check_sspr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -2821,9 +3704,10 @@ int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = check_sspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_sspr(uplo, n, alpha, x, incx, AP));
@@ -2837,11 +3721,16 @@ int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_sspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_sspr(uplo, n, alpha, (const float *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2854,6 +3743,7 @@ static int check_dspr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -2865,9 +3755,10 @@ int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = check_dspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_dspr(uplo, n, alpha, x, incx, AP));
@@ -2881,11 +3772,16 @@ int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     int st = CUFORT_SUCCESS;
     st = check_dspr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_dspr(uplo, n, alpha, (const double *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2898,7 +3794,9 @@ static int check_sspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2911,11 +3809,12 @@ int cufort_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = check_sspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -2930,12 +3829,19 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     int st = CUFORT_SUCCESS;
     st = check_sspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_sspr2(uplo, n, alpha, (const float *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2949,7 +3855,9 @@ static int check_dspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -2962,11 +3870,12 @@ int cufort_dspr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = check_dspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -2981,12 +3890,19 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     int st = CUFORT_SUCCESS;
     st = check_dspr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_dspr2(uplo, n, alpha, (const double *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -3001,7 +3917,9 @@ static int check_ssymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -3014,6 +3932,7 @@ int cufort_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t lda,
     if (st) return st;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3032,6 +3951,13 @@ int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3053,7 +3979,9 @@ static int check_dsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -3066,6 +3994,7 @@ int cufort_dsymv(char uplo, int64_t n, double alpha, const double *A, int64_t ld
     if (st) return st;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3084,6 +4013,13 @@ int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3105,7 +4041,9 @@ static int check_csymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -3119,6 +4057,7 @@ int cufort_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3138,6 +4077,13 @@ int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3160,7 +4106,9 @@ static int check_zsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -3174,6 +4122,7 @@ int cufort_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3193,6 +4142,13 @@ int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsymv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3214,6 +4170,7 @@ static int check_ssyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3227,6 +4184,7 @@ int cufort_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = check_ssyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3243,6 +4201,11 @@ int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3261,6 +4224,7 @@ static int check_dsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3274,6 +4238,7 @@ int cufort_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = check_dsyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3290,6 +4255,11 @@ int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3308,6 +4278,7 @@ static int check_csyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3321,6 +4292,7 @@ int cufort_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *
     if (st) return st;
     st = check_csyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3337,6 +4309,11 @@ int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3356,6 +4333,7 @@ static int check_zsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3369,6 +4347,7 @@ int cufort_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble
     if (st) return st;
     st = check_zsyr(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -3385,6 +4364,11 @@ int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3404,7 +4388,9 @@ static int check_ssyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3418,6 +4404,7 @@ int cufort_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3436,6 +4423,13 @@ int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ssyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3456,7 +4450,9 @@ static int check_dsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3470,6 +4466,7 @@ int cufort_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3488,6 +4485,13 @@ int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dsyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3508,7 +4512,9 @@ static int check_csyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3522,6 +4528,7 @@ int cufort_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3541,6 +4548,13 @@ int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_csyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3562,7 +4576,9 @@ static int check_zsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -3576,6 +4592,7 @@ int cufort_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -3595,6 +4612,13 @@ int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zsyr2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3620,6 +4644,7 @@ static int check_stbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3632,6 +4657,7 @@ int cufort_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3648,6 +4674,11 @@ int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3670,6 +4701,7 @@ static int check_dtbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3682,6 +4714,7 @@ int cufort_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3698,6 +4731,11 @@ int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3720,6 +4758,7 @@ static int check_ctbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3732,6 +4771,7 @@ int cufort_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3748,6 +4788,11 @@ int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3771,6 +4816,7 @@ static int check_ztbmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3783,6 +4829,7 @@ int cufort_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3799,6 +4846,11 @@ int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbmv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3822,6 +4874,7 @@ static int check_stbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3834,6 +4887,7 @@ int cufort_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3850,6 +4904,11 @@ int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_stbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3872,6 +4931,7 @@ static int check_dtbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3884,6 +4944,7 @@ int cufort_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3900,6 +4961,11 @@ int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3922,6 +4988,7 @@ static int check_ctbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3934,6 +5001,7 @@ int cufort_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -3950,6 +5018,11 @@ int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -3973,6 +5046,7 @@ static int check_ztbsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(k >= 0)) return cufort_bad_arg(fn, 5, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 7, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 9, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 9, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -3985,6 +5059,7 @@ int cufort_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4001,6 +5076,11 @@ int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztbsv(fn, uplo, trans, diag, n, k, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4022,6 +5102,7 @@ static int check_stpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4034,7 +5115,8 @@ int cufort_stpmv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4051,10 +5133,15 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
     int st = CUFORT_SUCCESS;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4070,6 +5157,7 @@ static int check_dtpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4082,7 +5170,8 @@ int cufort_dtpmv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4099,10 +5188,15 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
     int st = CUFORT_SUCCESS;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4118,6 +5212,7 @@ static int check_ctpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4130,7 +5225,8 @@ int cufort_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4147,10 +5243,15 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4166,6 +5267,7 @@ static int check_ztpmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4178,7 +5280,8 @@ int cufort_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4195,10 +5298,15 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4214,6 +5322,7 @@ static int check_stpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4226,7 +5335,8 @@ int cufort_stpsv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4243,10 +5353,15 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
     int st = CUFORT_SUCCESS;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4262,6 +5377,7 @@ static int check_dtpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4274,7 +5390,8 @@ int cufort_dtpsv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4291,10 +5408,15 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
     int st = CUFORT_SUCCESS;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4310,6 +5432,7 @@ static int check_ctpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4322,7 +5445,8 @@ int cufort_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4339,10 +5463,15 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4358,6 +5487,7 @@ static int check_ztpsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!cufort_opt_in(diag, "NU")) return cufort_bad_arg(fn, 3, "diag");
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4370,7 +5500,8 @@ int cufort_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4387,10 +5518,15 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = CUFORT_SUCCESS;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4407,6 +5543,7 @@ static int check_strmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4419,6 +5556,7 @@ int cufort_strmv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4435,6 +5573,11 @@ int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4456,6 +5599,7 @@ static int check_dtrmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4468,6 +5612,7 @@ int cufort_dtrmv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4484,6 +5629,11 @@ int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4505,6 +5655,7 @@ static int check_ctrmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4517,6 +5668,7 @@ int cufort_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4533,6 +5685,11 @@ int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4555,6 +5712,7 @@ static int check_ztrmv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4567,6 +5725,7 @@ int cufort_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4583,6 +5742,11 @@ int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrmv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4605,6 +5769,7 @@ static int check_strsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4617,6 +5782,7 @@ int cufort_strsv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4633,6 +5799,11 @@ int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_strsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4654,6 +5825,7 @@ static int check_dtrsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4666,6 +5838,7 @@ int cufort_dtrsv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4682,6 +5855,11 @@ int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dtrsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4703,6 +5881,7 @@ static int check_ctrsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4715,6 +5894,7 @@ int cufort_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4731,6 +5911,11 @@ int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ctrsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4753,6 +5938,7 @@ static int check_ztrsv(const char *fn, char uplo, char trans, char diag, int64_t
     if (!(n >= 0)) return cufort_bad_arg(fn, 4, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -4765,6 +5951,7 @@ int cufort_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4781,6 +5968,11 @@ int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_ztrsv(fn, uplo, trans, diag, n, lda, incx);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4801,7 +5993,9 @@ static int check_chemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4815,6 +6009,7 @@ int cufort_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4834,6 +6029,13 @@ int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chemv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4856,7 +6058,9 @@ static int check_zhemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 5, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 7, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 10, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 10, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4870,6 +6074,7 @@ int cufort_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4889,6 +6094,13 @@ int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhemv(fn, uplo, n, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4912,7 +6124,9 @@ static int check_chbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4926,6 +6140,7 @@ int cufort_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, const cuf
     if (st) return st;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -4945,6 +6160,13 @@ int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_chbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -4968,7 +6190,9 @@ static int check_zhbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t 
     if (!(k >= 0)) return cufort_bad_arg(fn, 3, "k");
     if (!(lda >= k + 1)) return cufort_bad_arg(fn, 6, "lda");
     if (!(incx != 0)) return cufort_bad_arg(fn, 8, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 8, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 11, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 11, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -4982,6 +6206,7 @@ int cufort_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, const cu
     if (st) return st;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(k + 1, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
@@ -5001,6 +6226,13 @@ int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zhbmv(fn, uplo, n, k, lda, incx, incy);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(k + 1, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5022,7 +6254,9 @@ static int check_chpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -5036,7 +6270,8 @@ int cufort_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chpmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -5056,10 +6291,17 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     int st = CUFORT_SUCCESS;
     st = check_chpmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -5075,7 +6317,9 @@ static int check_zhpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 6, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 6, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 9, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 9, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -5089,7 +6333,8 @@ int cufort_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhpmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -5109,10 +6354,17 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     int st = CUFORT_SUCCESS;
     st = check_zhpmv(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -5128,6 +6380,7 @@ static int check_cher(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -5141,6 +6394,7 @@ int cufort_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = check_cher(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -5157,6 +6411,11 @@ int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5176,6 +6435,7 @@ static int check_zher(const char *fn, char uplo, int64_t n, int64_t incx, int64_
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 7, "lda");
     return CUFORT_SUCCESS;
 }
@@ -5189,6 +6449,7 @@ int cufort_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = check_zher(fn, uplo, n, incx, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
@@ -5205,6 +6466,11 @@ int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher(fn, uplo, n, incx, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5224,7 +6490,9 @@ static int check_cher2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -5238,6 +6506,7 @@ int cufort_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -5257,6 +6526,13 @@ int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cher2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5278,7 +6554,9 @@ static int check_zher2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     if (!(lda >= IMAX(1, n))) return cufort_bad_arg(fn, 9, "lda");
     return CUFORT_SUCCESS;
 }
@@ -5292,6 +6570,7 @@ int cufort_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
@@ -5311,6 +6590,13 @@ int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zher2(fn, uplo, n, incx, incy, lda);
+    if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -5332,6 +6618,7 @@ static int check_chpr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -5344,9 +6631,10 @@ int cufort_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = check_chpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_chpr(uplo, n, alpha, x, incx, AP));
@@ -5361,11 +6649,16 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     int st = CUFORT_SUCCESS;
     st = check_chpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_chpr(uplo, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, ix),
@@ -5378,6 +6671,7 @@ static int check_zhpr(const char *fn, char uplo, int64_t n, int64_t incx)
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     return CUFORT_SUCCESS;
 }
 
@@ -5390,9 +6684,10 @@ int cufort_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = check_zhpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_zhpr(uplo, n, alpha, x, incx, AP));
@@ -5407,11 +6702,16 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     int st = CUFORT_SUCCESS;
     st = check_zhpr(fn, uplo, n, incx);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_zhpr(uplo, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, ix),
@@ -5424,7 +6724,9 @@ static int check_chpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -5437,11 +6739,12 @@ int cufort_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -5456,12 +6759,19 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     int st = CUFORT_SUCCESS;
     st = check_chpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_chpr2(uplo, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, ix),
@@ -5475,7 +6785,9 @@ static int check_zhpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
     if (!(incx != 0)) return cufort_bad_arg(fn, 5, "incx");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 5, "incx");
     if (!(incy != 0)) return cufort_bad_arg(fn, 7, "incy");
+    if (incy == INT64_MIN) return cufort_bad_inc(fn, 7, "incy");
     return CUFORT_SUCCESS;
 }
 
@@ -5488,11 +6800,12 @@ int cufort_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -5507,12 +6820,19 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     int st = CUFORT_SUCCESS;
     st = check_zhpr2(fn, uplo, n, incx, incy);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "y", cufort_extent_vec(n, incy), sizeof(*y));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "AP", cufort_extent_tri(n), sizeof(*AP));
+    if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_zhpr2(uplo, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, ix),
@@ -5544,12 +6864,19 @@ int cufort_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, floa
     if (st) return st;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5564,6 +6891,19 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_sgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 's', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5590,12 +6930,19 @@ int cufort_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, doub
     if (st) return st;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5610,6 +6957,19 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_dgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 'd', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5636,12 +6996,19 @@ int cufort_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (st) return st;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5656,6 +7023,19 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_cgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 'c', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5682,12 +7062,19 @@ int cufort_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (st) return st;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5703,6 +7090,19 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     int st = CUFORT_SUCCESS;
     st = check_zgemm(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     return cufort_thunk_gemm(fn, 'z', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
@@ -5729,12 +7129,19 @@ int cufort_cgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (st) return st;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5750,6 +7157,19 @@ int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_cgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5788,12 +7208,19 @@ int cufort_zgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (st) return st;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5809,6 +7236,19 @@ int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_zgemm3m(fn, transa, transb, m, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5845,12 +7285,19 @@ int cufort_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, const 
     if (st) return st;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5864,6 +7311,19 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
     int st = CUFORT_SUCCESS;
     st = check_ssymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5900,12 +7360,19 @@ int cufort_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, const
     if (st) return st;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5919,6 +7386,19 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
     int st = CUFORT_SUCCESS;
     st = check_dsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -5956,12 +7436,19 @@ int cufort_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (st) return st;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -5976,6 +7463,19 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     int st = CUFORT_SUCCESS;
     st = check_csymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6013,12 +7513,19 @@ int cufort_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (st) return st;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6033,6 +7540,19 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     int st = CUFORT_SUCCESS;
     st = check_zsymm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6070,12 +7590,19 @@ int cufort_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (st) return st;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6090,6 +7617,19 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     int st = CUFORT_SUCCESS;
     st = check_chemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6127,12 +7667,19 @@ int cufort_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (st) return st;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6147,6 +7694,19 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     int st = CUFORT_SUCCESS;
     st = check_zhemm(fn, side, uplo, m, n, lda, ldb, ldc);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6182,10 +7742,14 @@ int cufort_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (st) return st;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6199,6 +7763,14 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
     int st = CUFORT_SUCCESS;
     st = check_ssyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6232,10 +7804,14 @@ int cufort_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (st) return st;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6249,6 +7825,14 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     int st = CUFORT_SUCCESS;
     st = check_dsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6283,10 +7867,14 @@ int cufort_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alph
     if (st) return st;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6301,6 +7889,14 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
     int st = CUFORT_SUCCESS;
     st = check_csyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6335,10 +7931,14 @@ int cufort_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alp
     if (st) return st;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6353,6 +7953,14 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
     int st = CUFORT_SUCCESS;
     st = check_zsyrk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6386,10 +7994,14 @@ int cufort_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (st) return st;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6403,6 +8015,14 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     int st = CUFORT_SUCCESS;
     st = check_cherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6436,10 +8056,14 @@ int cufort_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (st) return st;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -6454,6 +8078,14 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     int st = CUFORT_SUCCESS;
     st = check_zherk(fn, uplo, trans, n, k, lda, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6488,12 +8120,19 @@ int cufort_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (st) return st;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6507,6 +8146,19 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     int st = CUFORT_SUCCESS;
     st = check_ssyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6543,12 +8195,19 @@ int cufort_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (st) return st;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6563,6 +8222,19 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     int st = CUFORT_SUCCESS;
     st = check_dsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6600,12 +8272,19 @@ int cufort_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6620,6 +8299,19 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_csyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6657,12 +8349,19 @@ int cufort_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6677,6 +8376,19 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zsyr2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6714,12 +8426,19 @@ int cufort_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6734,6 +8453,19 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_cher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6771,12 +8503,19 @@ int cufort_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6791,6 +8530,19 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zher2k(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6827,12 +8579,19 @@ int cufort_ssyrkx(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (st) return st;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6846,6 +8605,19 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     int st = CUFORT_SUCCESS;
     st = check_ssyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6882,12 +8654,19 @@ int cufort_dsyrkx(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (st) return st;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6902,6 +8681,19 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     int st = CUFORT_SUCCESS;
     st = check_dsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6939,12 +8731,19 @@ int cufort_csyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6959,6 +8758,19 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_csyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -6996,12 +8808,19 @@ int cufort_zsyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7016,6 +8835,19 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zsyrkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7053,12 +8885,19 @@ int cufort_cherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (st) return st;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7073,6 +8912,19 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     int st = CUFORT_SUCCESS;
     st = check_cherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7110,12 +8962,19 @@ int cufort_zherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (st) return st;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(n, n, ldc), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7130,6 +8989,19 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     int st = CUFORT_SUCCESS;
     st = check_zherkx(fn, uplo, trans, n, k, lda, ldb, ldc);
     if (st) return st;
+    if (n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(n, n, ldc), sizeof(*C));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7167,10 +9039,14 @@ int cufort_strmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7184,6 +9060,14 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_strmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7218,10 +9102,14 @@ int cufort_dtrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7235,6 +9123,14 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_dtrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7270,10 +9166,14 @@ int cufort_ctrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7288,6 +9188,14 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ctrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7324,10 +9232,14 @@ int cufort_ztrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7342,6 +9254,14 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ztrmm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7377,10 +9297,14 @@ int cufort_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7394,6 +9318,14 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_strsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7428,10 +9360,14 @@ int cufort_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7445,6 +9381,14 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_dtrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7480,10 +9424,14 @@ int cufort_ctrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7498,6 +9446,14 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ctrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7534,10 +9490,14 @@ int cufort_ztrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (st) return st;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(m, n, ldb), sizeof(*B));
     if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -7552,6 +9512,14 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     int st = CUFORT_SUCCESS;
     st = check_ztrsm(fn, side, uplo, transa, diag, m, n, lda, ldb);
     if (st) return st;
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(LEFT(side) ? m : n, LEFT(side) ? m : n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(m, n, ldb), sizeof(*B));
+    if (st) return st;
+    if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
+            cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "B", "A");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7577,7 +9545,7 @@ static int check_sgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7593,6 +9561,7 @@ int cufort_sgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7615,6 +9584,13 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_sgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7642,7 +9618,7 @@ static int check_dgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7658,6 +9634,7 @@ int cufort_dgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7680,6 +9657,13 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_dgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7707,7 +9691,7 @@ static int check_cgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7724,6 +9708,7 @@ int cufort_cgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7747,6 +9732,13 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_cgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7774,7 +9766,7 @@ static int check_zgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= ldc * n)) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -7791,6 +9783,7 @@ int cufort_zgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
     if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
@@ -7814,6 +9807,13 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     cufort_clear_error();
     int st = CUFORT_SUCCESS;
     st = check_zgemm_strided_batched(fn, transa, transb, m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch);
+    if (st) return st;
+    if (m == 0 || n == 0 || batch == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_bmat(NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, strideA, batch), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_bmat(NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, strideB, batch), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
@@ -7852,12 +9852,19 @@ int cufort_sgeam(char transa, char transb, int64_t m, int64_t n, float alpha, co
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7873,6 +9880,19 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7910,12 +9930,19 @@ int cufort_dgeam(char transa, char transb, int64_t m, int64_t n, double alpha, c
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7931,6 +9958,19 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -7969,12 +10009,19 @@ int cufort_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfloat a
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -7991,6 +10038,19 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -8030,12 +10090,19 @@ int cufort_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdouble 
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "B", B, cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -8052,6 +10119,19 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
     if (st) return st;
     if ((const void *)C == (const void *)A && !(NOTR(transa) && ldc == lda)) return cufort_bad_arg(fn, 12, "ldc (in place over A needs transa = N and ldc = lda)");
     if ((const void *)C == (const void *)B && !(NOTR(transb) && ldc == ldb)) return cufort_bad_arg(fn, 12, "ldc (in place over B needs transb = N and ldc = ldb)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "B", cufort_extent_mat(NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb), sizeof(*B));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, NOTR(transa) ? m : n, NOTR(transa) ? n : m, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -8069,11 +10149,11 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
 
 static int check_sdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -8087,12 +10167,20 @@ int cufort_sdgmm(char side, int64_t m, int64_t n, const float *A, int64_t lda, c
     if (st) return st;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -8106,6 +10194,20 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
     int st = CUFORT_SUCCESS;
     st = check_sdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -8122,11 +10224,11 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
 
 static int check_ddgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -8140,12 +10242,20 @@ int cufort_ddgmm(char side, int64_t m, int64_t n, const double *A, int64_t lda, 
     if (st) return st;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -8159,6 +10269,20 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
     int st = CUFORT_SUCCESS;
     st = check_ddgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -8175,11 +10299,11 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
 
 static int check_cdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -8193,12 +10317,20 @@ int cufort_cdgmm(char side, int64_t m, int64_t n, const cufort_cfloat *A, int64_
     if (st) return st;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -8212,6 +10344,20 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
     int st = CUFORT_SUCCESS;
     st = check_cdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -8228,11 +10374,11 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
 
 static int check_zdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
 {
-    (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 3, "n");
     if (!(lda >= IMAX(1, m))) return cufort_bad_arg(fn, 5, "lda");
+    if (incx == INT64_MIN) return cufort_bad_inc(fn, 7, "incx");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 9, "ldc");
     return CUFORT_SUCCESS;
 }
@@ -8246,12 +10392,20 @@ int cufort_zdgmm(char side, int64_t m, int64_t n, const cufort_cdouble *A, int64
     if (st) return st;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_mat(m, n, ldc), sizeof(*C));
     if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -8265,6 +10419,20 @@ int cufort_zdgmm_host(char side, int64_t m, int64_t n, const cufort_cdouble *A, 
     int st = CUFORT_SUCCESS;
     st = check_zdgmm(fn, side, m, n, lda, incx, ldc);
     if (st) return st;
+    if ((const void *)C == (const void *)A && ldc != lda) return cufort_bad_arg(fn, 9, "ldc (in place over A needs ldc = lda)");
+    if (m == 0 || n == 0) { return CUFORT_SUCCESS; }
+    st = cufort_check_host_array(fn, "A", cufort_extent_mat(m, n, lda), sizeof(*A));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "x", cufort_extent_vec(LEFT(side) ? m : n, incx), sizeof(*x));
+    if (st) return st;
+    st = cufort_check_host_array(fn, "C", cufort_extent_mat(m, n, ldc), sizeof(*C));
+    if (st) return st;
+    if ((const void *)C != (const void *)A && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_mat(A, m, n, lda, sizeof(*A))))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
+            cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
+        return cufort_alias_arg(fn, "C", "x");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;

@@ -6,7 +6,9 @@
  * precision by the FOR_* lists at the end.  Arguments arrive validated by the C ABI (blas_api.c):
  * column-major, 0-based, host memory.  Plain loops in reference-BLAS order and with its rules
  * (beta == 0 sets rather than scales, alpha == 0 reads no A/B/x): the host backend is an oracle and
- * a fallback, not a fast path. */
+ * a fallback, not a fast path.  The C ABI returns before calling here when m or n is 0; the loops
+ * over columns still stop at once on an empty column, so no caller can make them walk n for
+ * nothing. */
 
 #include <complex.h>
 #include <math.h>
@@ -127,7 +129,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
                               int64_t ldc)                                                         \
     {                                                                                              \
         int na = NOTR(transa), ca = CONJT(transa), nb = NOTR(transb), cb = CONJT(transb);          \
-        for (int64_t j = 0; j < n; j++)                                                            \
+        for (int64_t j = 0; m > 0 && j < n; j++)                                                   \
             for (int64_t i = 0; i < m; i++) {                                                      \
                 T v = 0;                                                                           \
                 if (alpha != 0) v = alpha * OPEL(na, ca, A, lda, i, j);                            \
@@ -144,7 +146,7 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
     {                                                                                              \
         int left = LEFT(side);                                                                     \
         int64_t len = left ? m : n;                                                                \
-        for (int64_t j = 0; j < n; j++)                                                            \
+        for (int64_t j = 0; m > 0 && j < n; j++)                                                   \
             for (int64_t i = 0; i < m; i++)                                                        \
                 C[i + j * ldc] = A[i + j * lda] * x[vix(len, incx, left ? i : j)];                 \
         return CUFORT_SUCCESS;                                                                     \

@@ -22,6 +22,8 @@ int cufort_thunk_begin(cufort_thunk *t, const char *routine)
     return cufort_ensure_init(routine);
 }
 
+/* A host array whose span would not fit the address space cannot exist: the call fails here,
+ * before any byte count could wrap.  One column has no pitch to speak of (its ld is never used). */
 static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, int64_t ld,
                size_t elem_size, int io, int64_t dev_ld, int64_t dev_inc)
 {
@@ -32,6 +34,20 @@ static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, in
     }
     int i = t->count++;
     int empty = rows <= 0 || cols <= 0;
+    size_t span = 0;
+    if (!empty) {
+        ld = cols == 1 ? rows : ld;
+        int64_t elems = cufort_extent_mat(rows, cols, ld);
+        if (elems == INT64_MAX || __builtin_mul_overflow((size_t)elems, elem_size, &span) ||
+            span > PTRDIFF_MAX) {
+            if (!t->status)
+                t->status = cufort_fail(CUFORT_INVALID_VALUE, "%s: a host array of %lld x %lld "
+                                        "elements, %lld apart, would span more than the address "
+                                        "space", t->routine, (long long)rows, (long long)cols,
+                                        (long long)ld);
+            empty = 1;
+        }
+    }
     t->a[i] = (cufort_thunk_array){
         .host = host, .rows = empty ? 0 : rows, .cols = empty ? 0 : cols, .ld = ld,
         .dev_ld = dev_ld, .dev_inc = dev_inc, .elem_size = elem_size,
@@ -46,11 +62,18 @@ int cufort_thunk_matrix(cufort_thunk *t, const void *host, int64_t rows, int64_t
 }
 
 /* A vector is `n` columns of one element, |inc| apart on the host and contiguous on the device:
- * memory order is kept, so a negative increment stays negative (-1) and 0 stays a broadcast. */
+ * memory order is kept, so a negative increment stays negative (-1) and 0 stays a broadcast.
+ * |INT64_MIN| has no int64 value: such a vector of two or more elements is refused. */
 int cufort_thunk_vector(cufort_thunk *t, const void *host, int64_t n, int64_t inc, size_t elem_size,
                         int io)
 {
-    int64_t stride = inc < 0 ? -inc : inc;
+    if (inc == INT64_MIN && n > 1) {
+        if (!t->status)
+            t->status = cufort_fail(CUFORT_INVALID_VALUE, "%s: increment INT64_MIN has no "
+                                    "magnitude an int64 can hold", t->routine);
+        return add(t, host, 0, 0, 1, elem_size, io, 1, 0);
+    }
+    int64_t stride = inc < 0 ? (inc == INT64_MIN ? 1 : -inc) : inc;
     return add(t, host, 1, inc == 0 && n > 0 ? 1 : n, IMAX(1, stride), elem_size, io, 1,
                inc > 0 ? 1 : inc < 0 ? -1 : 0);
 }
@@ -77,7 +100,9 @@ int cufort_thunk_stage_in(cufort_thunk *t)
         if (t->a[i].bytes && !t->a[i].host)
             return cufort_null_arg(t->routine, "a host array");
         t->a[i].offset = total;
-        total += (t->a[i].bytes + ALIGN - 1) / ALIGN * ALIGN;
+        if (__builtin_add_overflow(total, (t->a[i].bytes + ALIGN - 1) / ALIGN * ALIGN, &total))
+            return cufort_fail(CUFORT_ALLOC_FAILED, "%s: the arrays together exceed the address "
+                               "space", t->routine);
     }
     if (total == 0)
         return CUFORT_SUCCESS;

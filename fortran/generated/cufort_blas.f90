@@ -3181,6 +3181,7 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3236,6 +3237,7 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3297,6 +3299,7 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3352,6 +3355,7 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3413,6 +3417,7 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3468,6 +3473,7 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3529,6 +3535,7 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3584,6 +3591,7 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3644,6 +3652,7 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3691,6 +3700,7 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3745,6 +3755,7 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3792,6 +3803,7 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3846,6 +3858,7 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3893,6 +3906,7 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3947,6 +3961,7 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -3994,6 +4009,7 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4558,6 +4574,7 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4605,6 +4622,7 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4657,6 +4675,7 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4704,6 +4723,7 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4756,6 +4776,7 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4801,6 +4822,7 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_AP, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4847,6 +4869,7 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4892,6 +4915,7 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_AP, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4935,6 +4959,7 @@ contains
     integer(c_int64_t) :: n_, incx_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -4970,6 +4995,7 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_x, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5004,6 +5030,7 @@ contains
     integer(c_int64_t) :: n_, incx_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5039,6 +5066,7 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_x, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5074,6 +5102,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5115,6 +5144,7 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_x, p_y, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5157,6 +5187,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5198,6 +5229,7 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_x, p_y, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5242,6 +5274,7 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5288,6 +5321,7 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5339,6 +5373,7 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5385,6 +5420,7 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5436,6 +5472,7 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5482,6 +5519,7 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5533,6 +5571,7 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5579,6 +5618,7 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5627,6 +5667,7 @@ contains
     integer(c_int64_t) :: n_, incx_, lda_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5663,6 +5704,7 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_x, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5702,6 +5744,7 @@ contains
     integer(c_int64_t) :: n_, incx_, lda_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5738,6 +5781,7 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_x, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5777,6 +5821,7 @@ contains
     integer(c_int64_t) :: n_, incx_, lda_
     complex(c_float_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5813,6 +5858,7 @@ contains
     complex(c_float_complex) :: alpha_
     type(c_ptr) :: p_x, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5852,6 +5898,7 @@ contains
     integer(c_int64_t) :: n_, incx_, lda_
     complex(c_double_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5888,6 +5935,7 @@ contains
     complex(c_double_complex) :: alpha_
     type(c_ptr) :: p_x, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5928,6 +5976,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_, lda_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -5970,6 +6019,7 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_x, p_y, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6017,6 +6067,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_, lda_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6059,6 +6110,7 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_x, p_y, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6106,6 +6158,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_, lda_
     complex(c_float_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6148,6 +6201,7 @@ contains
     complex(c_float_complex) :: alpha_
     type(c_ptr) :: p_x, p_y, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6195,6 +6249,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_, lda_
     complex(c_double_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6237,6 +6292,7 @@ contains
     complex(c_double_complex) :: alpha_
     type(c_ptr) :: p_x, p_y, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -6285,6 +6341,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6324,6 +6383,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6366,6 +6428,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6405,6 +6470,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6447,6 +6515,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6486,6 +6557,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6528,6 +6602,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6567,6 +6644,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6609,6 +6689,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6648,6 +6731,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6690,6 +6776,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6729,6 +6818,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6771,6 +6863,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6810,6 +6905,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6852,6 +6950,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, k_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6891,6 +6992,9 @@ contains
     integer(c_int64_t) :: n_, k_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6933,6 +7037,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -6970,6 +7077,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7006,6 +7116,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7043,6 +7156,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7079,6 +7195,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7116,6 +7235,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7152,6 +7274,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7189,6 +7314,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7225,6 +7353,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7262,6 +7393,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7298,6 +7432,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7335,6 +7472,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7371,6 +7511,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7408,6 +7551,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7444,6 +7590,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7481,6 +7630,9 @@ contains
     integer(c_int64_t) :: n_, incx_
     type(c_ptr) :: p_AP, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7517,6 +7669,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7555,6 +7710,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7596,6 +7754,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7634,6 +7795,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7675,6 +7839,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7713,6 +7880,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7754,6 +7924,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7792,6 +7965,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7833,6 +8009,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7871,6 +8050,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7912,6 +8094,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7950,6 +8135,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -7991,6 +8179,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -8029,6 +8220,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -8070,6 +8264,9 @@ contains
     character(kind=c_char) :: diag_
     integer(c_int64_t) :: n_, lda_, incx_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -8108,6 +8305,9 @@ contains
     integer(c_int64_t) :: n_, lda_, incx_
     type(c_ptr) :: p_A, p_x
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     diag_ = cf_opt(diag, 'N')
@@ -8150,6 +8350,7 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8196,6 +8397,7 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8247,6 +8449,7 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8293,6 +8496,7 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8344,6 +8548,7 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8391,6 +8596,7 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8443,6 +8649,7 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8490,6 +8697,7 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8542,6 +8750,7 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8587,6 +8796,7 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_AP, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8633,6 +8843,7 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8678,6 +8889,7 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_AP, p_x, p_y
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8721,6 +8933,7 @@ contains
     integer(c_int64_t) :: n_, incx_, lda_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8757,6 +8970,7 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_x, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8796,6 +9010,7 @@ contains
     integer(c_int64_t) :: n_, incx_, lda_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8832,6 +9047,7 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_x, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8872,6 +9088,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_, lda_
     complex(c_float_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8914,6 +9131,7 @@ contains
     complex(c_float_complex) :: alpha_
     type(c_ptr) :: p_x, p_y, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -8961,6 +9179,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_, lda_
     complex(c_double_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9003,6 +9222,7 @@ contains
     complex(c_double_complex) :: alpha_
     type(c_ptr) :: p_x, p_y, p_A
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9049,6 +9269,7 @@ contains
     integer(c_int64_t) :: n_, incx_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9084,6 +9305,7 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_x, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9118,6 +9340,7 @@ contains
     integer(c_int64_t) :: n_, incx_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9153,6 +9376,7 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_x, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9188,6 +9412,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_
     complex(c_float_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9229,6 +9454,7 @@ contains
     complex(c_float_complex) :: alpha_
     type(c_ptr) :: p_x, p_y, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9271,6 +9497,7 @@ contains
     integer(c_int64_t) :: n_, incx_, incy_
     complex(c_double_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9312,6 +9539,7 @@ contains
     complex(c_double_complex) :: alpha_
     type(c_ptr) :: p_x, p_y, p_AP
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
     if (present(alpha)) alpha_ = alpha
@@ -9358,6 +9586,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9422,6 +9652,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9494,6 +9726,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9558,6 +9792,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9630,6 +9866,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9694,6 +9932,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9766,6 +10006,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9830,6 +10072,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9902,6 +10146,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -9966,6 +10212,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -10038,6 +10286,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -10102,6 +10352,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -10174,6 +10426,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10232,6 +10486,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10297,6 +10553,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10355,6 +10613,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10420,6 +10680,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10478,6 +10740,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10543,6 +10807,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10601,6 +10867,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10666,6 +10934,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10724,6 +10994,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10789,6 +11061,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10847,6 +11121,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     alpha_ = 1
@@ -10911,6 +11187,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -10963,6 +11241,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11020,6 +11300,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11072,6 +11354,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11129,6 +11413,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11181,6 +11467,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11238,6 +11526,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11290,6 +11580,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11347,6 +11639,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11399,6 +11693,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11456,6 +11752,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11508,6 +11806,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11566,6 +11866,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11628,6 +11930,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11699,6 +12003,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11761,6 +12067,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11832,6 +12140,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11894,6 +12204,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -11965,6 +12277,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12027,6 +12341,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12098,6 +12414,8 @@ contains
     complex(c_float_complex) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12160,6 +12478,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12231,6 +12551,8 @@ contains
     complex(c_double_complex) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12293,6 +12615,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12364,6 +12688,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12426,6 +12752,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12497,6 +12825,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12559,6 +12889,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NTC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12630,6 +12962,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12692,6 +13026,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12763,6 +13099,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12825,6 +13163,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NT', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12896,6 +13236,8 @@ contains
     complex(c_float_complex) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -12958,6 +13300,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -13029,6 +13373,8 @@ contains
     complex(c_double_complex) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -13091,6 +13437,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'trans', 'NC', trans, stat, errmsg)) return
     uplo_ = cf_opt(uplo, 'U')
     trans_ = cf_opt(trans, 'N')
     alpha_ = 1
@@ -13163,6 +13511,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13213,6 +13565,10 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13268,6 +13624,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13318,6 +13678,10 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13373,6 +13737,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     complex(c_float_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13423,6 +13791,10 @@ contains
     complex(c_float_complex) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13478,6 +13850,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     complex(c_double_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13528,6 +13904,10 @@ contains
     complex(c_double_complex) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13583,6 +13963,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     real(c_float) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13633,6 +14017,10 @@ contains
     real(c_float) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13688,6 +14076,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     real(c_double) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13738,6 +14130,10 @@ contains
     real(c_double) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13793,6 +14189,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     complex(c_float_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13843,6 +14243,10 @@ contains
     complex(c_float_complex) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13898,6 +14302,10 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, ldb_
     complex(c_double_complex) :: alpha_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -13948,6 +14356,10 @@ contains
     complex(c_double_complex) :: alpha_
     type(c_ptr) :: p_A, p_B
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
+    if (cf_bad_option(me, 'uplo', 'UL', uplo, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'diag', 'NU', diag, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     uplo_ = cf_opt(uplo, 'U')
     transa_ = cf_opt(transa, 'N')
@@ -14002,6 +14414,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14082,6 +14496,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14171,6 +14587,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14251,6 +14669,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14340,6 +14760,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14420,6 +14842,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14509,6 +14933,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14589,6 +15015,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14678,6 +15106,8 @@ contains
     real(c_float) :: alpha_
     real(c_float) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14736,6 +15166,8 @@ contains
     real(c_float) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14803,6 +15235,8 @@ contains
     real(c_double) :: alpha_
     real(c_double) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14861,6 +15295,8 @@ contains
     real(c_double) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14928,6 +15364,8 @@ contains
     complex(c_float_complex) :: alpha_
     complex(c_float_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -14986,6 +15424,8 @@ contains
     complex(c_float_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -15053,6 +15493,8 @@ contains
     complex(c_double_complex) :: alpha_
     complex(c_double_complex) :: beta_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -15111,6 +15553,8 @@ contains
     complex(c_double_complex) :: beta_
     type(c_ptr) :: p_A, p_B, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'transa', 'NTC', transa, stat, errmsg)) return
+    if (cf_bad_option(me, 'transb', 'NTC', transb, stat, errmsg)) return
     transa_ = cf_opt(transa, 'N')
     transb_ = cf_opt(transb, 'N')
     alpha_ = 1
@@ -15172,6 +15616,7 @@ contains
     character(kind=c_char) :: side_
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = A%ld()
     incx_ = x%inc()
@@ -15215,6 +15660,7 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     type(c_ptr) :: p_A, p_x, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = max(1_int64, size(A, 1, kind=int64))
     incx_ = 1_int64
@@ -15264,6 +15710,7 @@ contains
     character(kind=c_char) :: side_
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = A%ld()
     incx_ = x%inc()
@@ -15307,6 +15754,7 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     type(c_ptr) :: p_A, p_x, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = max(1_int64, size(A, 1, kind=int64))
     incx_ = 1_int64
@@ -15356,6 +15804,7 @@ contains
     character(kind=c_char) :: side_
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = A%ld()
     incx_ = x%inc()
@@ -15399,6 +15848,7 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     type(c_ptr) :: p_A, p_x, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = max(1_int64, size(A, 1, kind=int64))
     incx_ = 1_int64
@@ -15448,6 +15898,7 @@ contains
     character(kind=c_char) :: side_
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = A%ld()
     incx_ = x%inc()
@@ -15491,6 +15942,7 @@ contains
     integer(c_int64_t) :: m_, n_, lda_, incx_, ldc_
     type(c_ptr) :: p_A, p_x, p_C
     if (.not. cf_ready(me, stat, errmsg)) return
+    if (cf_bad_option(me, 'side', 'LR', side, stat, errmsg)) return
     side_ = cf_opt(side, 'L')
     lda_ = max(1_int64, size(A, 1, kind=int64))
     incx_ = 1_int64

@@ -99,6 +99,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_r32_size
@@ -122,6 +123,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_r32_size
@@ -148,6 +150,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
+    type(c_ptr) :: owner = c_null_ptr
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_r32_size
@@ -172,6 +175,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_r64_size
@@ -195,6 +199,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_r64_size
@@ -221,6 +226,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
+    type(c_ptr) :: owner = c_null_ptr
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_r64_size
@@ -245,6 +251,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_c32_size
@@ -268,6 +275,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_c32_size
@@ -294,6 +302,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
+    type(c_ptr) :: owner = c_null_ptr
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_c32_size
@@ -318,6 +327,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_c64_size
@@ -341,6 +351,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
+    type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_c64_size
@@ -367,6 +378,7 @@ module cufort_memory
     private
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
+    type(c_ptr) :: owner = c_null_ptr
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_c64_size
@@ -559,6 +571,20 @@ contains
     p = c_null_ptr
   end subroutine dev_free
 
+  !> The bytes of an array of extents e, refused (with the extents in the message) when negative or
+  !> beyond what an int64 counts, instead of wrapping to some small allocation.
+  logical function fits(me, e, elem_size, bytes, stat, errmsg)
+    character(len=*), intent(in) :: me
+    integer(int64), intent(in) :: e(:)
+    integer, intent(in) :: elem_size
+    integer(int64), intent(out) :: bytes
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    fits = cf_bytes(e, elem_size, bytes)
+    if (.not. fits) call cf_raise(me, CF_INVALID_VALUE, 'extents ' // cf_shape_string(e) // &
+                                  ' are negative or hold more bytes than an int64 counts', stat, errmsg)
+  end function fits
+
   !> The status of a failed optional-stat call made on the caller's behalf (0: carry on).
   logical function failed(stat)
     integer, intent(in), optional :: stat
@@ -603,17 +629,39 @@ contains
 
   logical function vector_r32_is_view(self)
     class(cf_vector_r32), intent(in) :: self
-    vector_r32_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    vector_r32_is_view = c_associated(self%ptr) .and. .not. vector_r32_owns(self)
   end function vector_r32_is_view
 
   logical function vector_r32_allocated(self)
     type(cf_vector_r32), intent(in) :: self
-    vector_r32_allocated = c_associated(self%base)
+    vector_r32_allocated = vector_r32_owns(self)
   end function vector_r32_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function vector_r32_here(self) result(p)
+    type(cf_vector_r32), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function vector_r32_here
+
+  logical function vector_r32_owns(self)
+    type(cf_vector_r32), intent(in) :: self
+    vector_r32_owns = c_associated(self%base) .and. c_associated(self%owner, vector_r32_here(self))
+  end function vector_r32_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine vector_r32_release(self)
+    type(cf_vector_r32), intent(inout) :: self
+    if (vector_r32_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine vector_r32_release
 
   impure elemental subroutine vector_r32_final(self)
     type(cf_vector_r32), intent(inout) :: self
-    call dev_free(self%base)
+    call vector_r32_release(self)
   end subroutine vector_r32_final
 
   subroutine vector_r32_deallocate(self, stat, errmsg)
@@ -622,7 +670,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call vector_r32_release(self)
     self%ptr = c_null_ptr
     self%n = 0
     self%step = 1
@@ -808,11 +856,14 @@ contains
     integer(int64), intent(in) :: e(1)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call vector_r32_release(d)
     d%ptr = c_null_ptr
     d%n = 0
     d%step = 1
-    if (.not. dev_alloc(me, d%base, e(1) * 4, stat, errmsg)) return
+    if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = vector_r32_here(d)
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_r32_alloc_shape
@@ -905,17 +956,39 @@ contains
 
   logical function matrix_r32_is_view(self)
     class(cf_matrix_r32), intent(in) :: self
-    matrix_r32_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    matrix_r32_is_view = c_associated(self%ptr) .and. .not. matrix_r32_owns(self)
   end function matrix_r32_is_view
 
   logical function matrix_r32_allocated(self)
     type(cf_matrix_r32), intent(in) :: self
-    matrix_r32_allocated = c_associated(self%base)
+    matrix_r32_allocated = matrix_r32_owns(self)
   end function matrix_r32_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function matrix_r32_here(self) result(p)
+    type(cf_matrix_r32), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function matrix_r32_here
+
+  logical function matrix_r32_owns(self)
+    type(cf_matrix_r32), intent(in) :: self
+    matrix_r32_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_r32_here(self))
+  end function matrix_r32_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine matrix_r32_release(self)
+    type(cf_matrix_r32), intent(inout) :: self
+    if (matrix_r32_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine matrix_r32_release
 
   impure elemental subroutine matrix_r32_final(self)
     type(cf_matrix_r32), intent(inout) :: self
-    call dev_free(self%base)
+    call matrix_r32_release(self)
   end subroutine matrix_r32_final
 
   subroutine matrix_r32_deallocate(self, stat, errmsg)
@@ -924,7 +997,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call matrix_r32_release(self)
     self%ptr = c_null_ptr
     self%m = 0
     self%n = 0
@@ -1111,12 +1184,15 @@ contains
     integer(int64), intent(in) :: e(2)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call matrix_r32_release(d)
     d%ptr = c_null_ptr
     d%m = 0
     d%n = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * 4, stat, errmsg)) return
+    if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = matrix_r32_here(d)
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -1265,17 +1341,39 @@ contains
 
   logical function array3_r32_is_view(self)
     class(cf_array3_r32), intent(in) :: self
-    array3_r32_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    array3_r32_is_view = c_associated(self%ptr) .and. .not. array3_r32_owns(self)
   end function array3_r32_is_view
 
   logical function array3_r32_allocated(self)
     type(cf_array3_r32), intent(in) :: self
-    array3_r32_allocated = c_associated(self%base)
+    array3_r32_allocated = array3_r32_owns(self)
   end function array3_r32_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function array3_r32_here(self) result(p)
+    type(cf_array3_r32), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function array3_r32_here
+
+  logical function array3_r32_owns(self)
+    type(cf_array3_r32), intent(in) :: self
+    array3_r32_owns = c_associated(self%base) .and. c_associated(self%owner, array3_r32_here(self))
+  end function array3_r32_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine array3_r32_release(self)
+    type(cf_array3_r32), intent(inout) :: self
+    if (array3_r32_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine array3_r32_release
 
   impure elemental subroutine array3_r32_final(self)
     type(cf_array3_r32), intent(inout) :: self
-    call dev_free(self%base)
+    call array3_r32_release(self)
   end subroutine array3_r32_final
 
   subroutine array3_r32_deallocate(self, stat, errmsg)
@@ -1284,7 +1382,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call array3_r32_release(self)
     self%ptr = c_null_ptr
     self%n1 = 0
     self%n2 = 0
@@ -1477,13 +1575,16 @@ contains
     integer(int64), intent(in) :: e(3)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call array3_r32_release(d)
     d%ptr = c_null_ptr
     d%n1 = 0
     d%n2 = 0
     d%n3 = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * e(3) * 4, stat, errmsg)) return
+    if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = array3_r32_here(d)
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -1581,17 +1682,39 @@ contains
 
   logical function vector_r64_is_view(self)
     class(cf_vector_r64), intent(in) :: self
-    vector_r64_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    vector_r64_is_view = c_associated(self%ptr) .and. .not. vector_r64_owns(self)
   end function vector_r64_is_view
 
   logical function vector_r64_allocated(self)
     type(cf_vector_r64), intent(in) :: self
-    vector_r64_allocated = c_associated(self%base)
+    vector_r64_allocated = vector_r64_owns(self)
   end function vector_r64_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function vector_r64_here(self) result(p)
+    type(cf_vector_r64), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function vector_r64_here
+
+  logical function vector_r64_owns(self)
+    type(cf_vector_r64), intent(in) :: self
+    vector_r64_owns = c_associated(self%base) .and. c_associated(self%owner, vector_r64_here(self))
+  end function vector_r64_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine vector_r64_release(self)
+    type(cf_vector_r64), intent(inout) :: self
+    if (vector_r64_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine vector_r64_release
 
   impure elemental subroutine vector_r64_final(self)
     type(cf_vector_r64), intent(inout) :: self
-    call dev_free(self%base)
+    call vector_r64_release(self)
   end subroutine vector_r64_final
 
   subroutine vector_r64_deallocate(self, stat, errmsg)
@@ -1600,7 +1723,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call vector_r64_release(self)
     self%ptr = c_null_ptr
     self%n = 0
     self%step = 1
@@ -1786,11 +1909,14 @@ contains
     integer(int64), intent(in) :: e(1)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call vector_r64_release(d)
     d%ptr = c_null_ptr
     d%n = 0
     d%step = 1
-    if (.not. dev_alloc(me, d%base, e(1) * 8, stat, errmsg)) return
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = vector_r64_here(d)
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_r64_alloc_shape
@@ -1883,17 +2009,39 @@ contains
 
   logical function matrix_r64_is_view(self)
     class(cf_matrix_r64), intent(in) :: self
-    matrix_r64_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    matrix_r64_is_view = c_associated(self%ptr) .and. .not. matrix_r64_owns(self)
   end function matrix_r64_is_view
 
   logical function matrix_r64_allocated(self)
     type(cf_matrix_r64), intent(in) :: self
-    matrix_r64_allocated = c_associated(self%base)
+    matrix_r64_allocated = matrix_r64_owns(self)
   end function matrix_r64_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function matrix_r64_here(self) result(p)
+    type(cf_matrix_r64), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function matrix_r64_here
+
+  logical function matrix_r64_owns(self)
+    type(cf_matrix_r64), intent(in) :: self
+    matrix_r64_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_r64_here(self))
+  end function matrix_r64_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine matrix_r64_release(self)
+    type(cf_matrix_r64), intent(inout) :: self
+    if (matrix_r64_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine matrix_r64_release
 
   impure elemental subroutine matrix_r64_final(self)
     type(cf_matrix_r64), intent(inout) :: self
-    call dev_free(self%base)
+    call matrix_r64_release(self)
   end subroutine matrix_r64_final
 
   subroutine matrix_r64_deallocate(self, stat, errmsg)
@@ -1902,7 +2050,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call matrix_r64_release(self)
     self%ptr = c_null_ptr
     self%m = 0
     self%n = 0
@@ -2089,12 +2237,15 @@ contains
     integer(int64), intent(in) :: e(2)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call matrix_r64_release(d)
     d%ptr = c_null_ptr
     d%m = 0
     d%n = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * 8, stat, errmsg)) return
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = matrix_r64_here(d)
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -2243,17 +2394,39 @@ contains
 
   logical function array3_r64_is_view(self)
     class(cf_array3_r64), intent(in) :: self
-    array3_r64_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    array3_r64_is_view = c_associated(self%ptr) .and. .not. array3_r64_owns(self)
   end function array3_r64_is_view
 
   logical function array3_r64_allocated(self)
     type(cf_array3_r64), intent(in) :: self
-    array3_r64_allocated = c_associated(self%base)
+    array3_r64_allocated = array3_r64_owns(self)
   end function array3_r64_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function array3_r64_here(self) result(p)
+    type(cf_array3_r64), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function array3_r64_here
+
+  logical function array3_r64_owns(self)
+    type(cf_array3_r64), intent(in) :: self
+    array3_r64_owns = c_associated(self%base) .and. c_associated(self%owner, array3_r64_here(self))
+  end function array3_r64_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine array3_r64_release(self)
+    type(cf_array3_r64), intent(inout) :: self
+    if (array3_r64_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine array3_r64_release
 
   impure elemental subroutine array3_r64_final(self)
     type(cf_array3_r64), intent(inout) :: self
-    call dev_free(self%base)
+    call array3_r64_release(self)
   end subroutine array3_r64_final
 
   subroutine array3_r64_deallocate(self, stat, errmsg)
@@ -2262,7 +2435,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call array3_r64_release(self)
     self%ptr = c_null_ptr
     self%n1 = 0
     self%n2 = 0
@@ -2455,13 +2628,16 @@ contains
     integer(int64), intent(in) :: e(3)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call array3_r64_release(d)
     d%ptr = c_null_ptr
     d%n1 = 0
     d%n2 = 0
     d%n3 = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * e(3) * 8, stat, errmsg)) return
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = array3_r64_here(d)
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -2559,17 +2735,39 @@ contains
 
   logical function vector_c32_is_view(self)
     class(cf_vector_c32), intent(in) :: self
-    vector_c32_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    vector_c32_is_view = c_associated(self%ptr) .and. .not. vector_c32_owns(self)
   end function vector_c32_is_view
 
   logical function vector_c32_allocated(self)
     type(cf_vector_c32), intent(in) :: self
-    vector_c32_allocated = c_associated(self%base)
+    vector_c32_allocated = vector_c32_owns(self)
   end function vector_c32_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function vector_c32_here(self) result(p)
+    type(cf_vector_c32), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function vector_c32_here
+
+  logical function vector_c32_owns(self)
+    type(cf_vector_c32), intent(in) :: self
+    vector_c32_owns = c_associated(self%base) .and. c_associated(self%owner, vector_c32_here(self))
+  end function vector_c32_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine vector_c32_release(self)
+    type(cf_vector_c32), intent(inout) :: self
+    if (vector_c32_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine vector_c32_release
 
   impure elemental subroutine vector_c32_final(self)
     type(cf_vector_c32), intent(inout) :: self
-    call dev_free(self%base)
+    call vector_c32_release(self)
   end subroutine vector_c32_final
 
   subroutine vector_c32_deallocate(self, stat, errmsg)
@@ -2578,7 +2776,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call vector_c32_release(self)
     self%ptr = c_null_ptr
     self%n = 0
     self%step = 1
@@ -2764,11 +2962,14 @@ contains
     integer(int64), intent(in) :: e(1)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call vector_c32_release(d)
     d%ptr = c_null_ptr
     d%n = 0
     d%step = 1
-    if (.not. dev_alloc(me, d%base, e(1) * 8, stat, errmsg)) return
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = vector_c32_here(d)
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_c32_alloc_shape
@@ -2861,17 +3062,39 @@ contains
 
   logical function matrix_c32_is_view(self)
     class(cf_matrix_c32), intent(in) :: self
-    matrix_c32_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    matrix_c32_is_view = c_associated(self%ptr) .and. .not. matrix_c32_owns(self)
   end function matrix_c32_is_view
 
   logical function matrix_c32_allocated(self)
     type(cf_matrix_c32), intent(in) :: self
-    matrix_c32_allocated = c_associated(self%base)
+    matrix_c32_allocated = matrix_c32_owns(self)
   end function matrix_c32_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function matrix_c32_here(self) result(p)
+    type(cf_matrix_c32), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function matrix_c32_here
+
+  logical function matrix_c32_owns(self)
+    type(cf_matrix_c32), intent(in) :: self
+    matrix_c32_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_c32_here(self))
+  end function matrix_c32_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine matrix_c32_release(self)
+    type(cf_matrix_c32), intent(inout) :: self
+    if (matrix_c32_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine matrix_c32_release
 
   impure elemental subroutine matrix_c32_final(self)
     type(cf_matrix_c32), intent(inout) :: self
-    call dev_free(self%base)
+    call matrix_c32_release(self)
   end subroutine matrix_c32_final
 
   subroutine matrix_c32_deallocate(self, stat, errmsg)
@@ -2880,7 +3103,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call matrix_c32_release(self)
     self%ptr = c_null_ptr
     self%m = 0
     self%n = 0
@@ -3067,12 +3290,15 @@ contains
     integer(int64), intent(in) :: e(2)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call matrix_c32_release(d)
     d%ptr = c_null_ptr
     d%m = 0
     d%n = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * 8, stat, errmsg)) return
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = matrix_c32_here(d)
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -3221,17 +3447,39 @@ contains
 
   logical function array3_c32_is_view(self)
     class(cf_array3_c32), intent(in) :: self
-    array3_c32_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    array3_c32_is_view = c_associated(self%ptr) .and. .not. array3_c32_owns(self)
   end function array3_c32_is_view
 
   logical function array3_c32_allocated(self)
     type(cf_array3_c32), intent(in) :: self
-    array3_c32_allocated = c_associated(self%base)
+    array3_c32_allocated = array3_c32_owns(self)
   end function array3_c32_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function array3_c32_here(self) result(p)
+    type(cf_array3_c32), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function array3_c32_here
+
+  logical function array3_c32_owns(self)
+    type(cf_array3_c32), intent(in) :: self
+    array3_c32_owns = c_associated(self%base) .and. c_associated(self%owner, array3_c32_here(self))
+  end function array3_c32_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine array3_c32_release(self)
+    type(cf_array3_c32), intent(inout) :: self
+    if (array3_c32_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine array3_c32_release
 
   impure elemental subroutine array3_c32_final(self)
     type(cf_array3_c32), intent(inout) :: self
-    call dev_free(self%base)
+    call array3_c32_release(self)
   end subroutine array3_c32_final
 
   subroutine array3_c32_deallocate(self, stat, errmsg)
@@ -3240,7 +3488,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call array3_c32_release(self)
     self%ptr = c_null_ptr
     self%n1 = 0
     self%n2 = 0
@@ -3433,13 +3681,16 @@ contains
     integer(int64), intent(in) :: e(3)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call array3_c32_release(d)
     d%ptr = c_null_ptr
     d%n1 = 0
     d%n2 = 0
     d%n3 = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * e(3) * 8, stat, errmsg)) return
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = array3_c32_here(d)
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -3537,17 +3788,39 @@ contains
 
   logical function vector_c64_is_view(self)
     class(cf_vector_c64), intent(in) :: self
-    vector_c64_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    vector_c64_is_view = c_associated(self%ptr) .and. .not. vector_c64_owns(self)
   end function vector_c64_is_view
 
   logical function vector_c64_allocated(self)
     type(cf_vector_c64), intent(in) :: self
-    vector_c64_allocated = c_associated(self%base)
+    vector_c64_allocated = vector_c64_owns(self)
   end function vector_c64_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function vector_c64_here(self) result(p)
+    type(cf_vector_c64), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function vector_c64_here
+
+  logical function vector_c64_owns(self)
+    type(cf_vector_c64), intent(in) :: self
+    vector_c64_owns = c_associated(self%base) .and. c_associated(self%owner, vector_c64_here(self))
+  end function vector_c64_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine vector_c64_release(self)
+    type(cf_vector_c64), intent(inout) :: self
+    if (vector_c64_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine vector_c64_release
 
   impure elemental subroutine vector_c64_final(self)
     type(cf_vector_c64), intent(inout) :: self
-    call dev_free(self%base)
+    call vector_c64_release(self)
   end subroutine vector_c64_final
 
   subroutine vector_c64_deallocate(self, stat, errmsg)
@@ -3556,7 +3829,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call vector_c64_release(self)
     self%ptr = c_null_ptr
     self%n = 0
     self%step = 1
@@ -3742,11 +4015,14 @@ contains
     integer(int64), intent(in) :: e(1)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call vector_c64_release(d)
     d%ptr = c_null_ptr
     d%n = 0
     d%step = 1
-    if (.not. dev_alloc(me, d%base, e(1) * 16, stat, errmsg)) return
+    if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = vector_c64_here(d)
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_c64_alloc_shape
@@ -3839,17 +4115,39 @@ contains
 
   logical function matrix_c64_is_view(self)
     class(cf_matrix_c64), intent(in) :: self
-    matrix_c64_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    matrix_c64_is_view = c_associated(self%ptr) .and. .not. matrix_c64_owns(self)
   end function matrix_c64_is_view
 
   logical function matrix_c64_allocated(self)
     type(cf_matrix_c64), intent(in) :: self
-    matrix_c64_allocated = c_associated(self%base)
+    matrix_c64_allocated = matrix_c64_owns(self)
   end function matrix_c64_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function matrix_c64_here(self) result(p)
+    type(cf_matrix_c64), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function matrix_c64_here
+
+  logical function matrix_c64_owns(self)
+    type(cf_matrix_c64), intent(in) :: self
+    matrix_c64_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_c64_here(self))
+  end function matrix_c64_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine matrix_c64_release(self)
+    type(cf_matrix_c64), intent(inout) :: self
+    if (matrix_c64_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine matrix_c64_release
 
   impure elemental subroutine matrix_c64_final(self)
     type(cf_matrix_c64), intent(inout) :: self
-    call dev_free(self%base)
+    call matrix_c64_release(self)
   end subroutine matrix_c64_final
 
   subroutine matrix_c64_deallocate(self, stat, errmsg)
@@ -3858,7 +4156,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call matrix_c64_release(self)
     self%ptr = c_null_ptr
     self%m = 0
     self%n = 0
@@ -4045,12 +4343,15 @@ contains
     integer(int64), intent(in) :: e(2)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call matrix_c64_release(d)
     d%ptr = c_null_ptr
     d%m = 0
     d%n = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * 16, stat, errmsg)) return
+    if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = matrix_c64_here(d)
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -4199,17 +4500,39 @@ contains
 
   logical function array3_c64_is_view(self)
     class(cf_array3_c64), intent(in) :: self
-    array3_c64_is_view = c_associated(self%ptr) .and. .not. c_associated(self%base)
+    array3_c64_is_view = c_associated(self%ptr) .and. .not. array3_c64_owns(self)
   end function array3_c64_is_view
 
   logical function array3_c64_allocated(self)
     type(cf_array3_c64), intent(in) :: self
-    array3_c64_allocated = c_associated(self%base)
+    array3_c64_allocated = array3_c64_owns(self)
   end function array3_c64_allocated
+
+  !> Where the object itself lives.  The object that allocates a block records it: a bitwise copy
+  !> (an array constructor [d], transfer, intrinsic assignment of arrays of device arrays, none of
+  !> which calls defined assignment) lives elsewhere, so it is a view that never frees the block.
+  function array3_c64_here(self) result(p)
+    type(cf_array3_c64), intent(in), target :: self
+    type(c_ptr) :: p
+    p = c_loc(self)
+  end function array3_c64_here
+
+  logical function array3_c64_owns(self)
+    type(cf_array3_c64), intent(in) :: self
+    array3_c64_owns = c_associated(self%base) .and. c_associated(self%owner, array3_c64_here(self))
+  end function array3_c64_owns
+
+  !> Lets go of the block: freed by its owner, forgotten by a copy.
+  subroutine array3_c64_release(self)
+    type(cf_array3_c64), intent(inout) :: self
+    if (array3_c64_owns(self)) call dev_free(self%base)
+    self%base = c_null_ptr
+    self%owner = c_null_ptr
+  end subroutine array3_c64_release
 
   impure elemental subroutine array3_c64_final(self)
     type(cf_array3_c64), intent(inout) :: self
-    call dev_free(self%base)
+    call array3_c64_release(self)
   end subroutine array3_c64_final
 
   subroutine array3_c64_deallocate(self, stat, errmsg)
@@ -4218,7 +4541,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     if (present(stat)) stat = 0
     if (present(errmsg)) errmsg = errmsg
-    call dev_free(self%base)
+    call array3_c64_release(self)
     self%ptr = c_null_ptr
     self%n1 = 0
     self%n2 = 0
@@ -4411,13 +4734,16 @@ contains
     integer(int64), intent(in) :: e(3)
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
-    call dev_free(d%base)
+    integer(int64) :: bytes
+    call array3_c64_release(d)
     d%ptr = c_null_ptr
     d%n1 = 0
     d%n2 = 0
     d%n3 = 0
     d%ldim = 1
-    if (.not. dev_alloc(me, d%base, e(1) * e(2) * e(3) * 16, stat, errmsg)) return
+    if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
+    if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
+    d%owner = array3_c64_here(d)
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -4495,7 +4821,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(1)
+    integer(int64) :: e(1), bytes
     nullify(a)
     e = [int(n1, int64)]
     if (any(e < 0)) then
@@ -4503,12 +4829,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1))
       return
     end if
+    if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 4, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_r32_1
@@ -4569,7 +4896,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(2)
+    integer(int64) :: e(2), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64)]
     if (any(e < 0)) then
@@ -4577,12 +4904,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2))
       return
     end if
+    if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 4, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_r32_2
@@ -4643,7 +4971,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(3)
+    integer(int64) :: e(3), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64), int(n3, int64)]
     if (any(e < 0)) then
@@ -4651,12 +4979,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2, n3))
       return
     end if
+    if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 4, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2, n3])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_r32_3
@@ -4717,7 +5046,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(1)
+    integer(int64) :: e(1), bytes
     nullify(a)
     e = [int(n1, int64)]
     if (any(e < 0)) then
@@ -4725,12 +5054,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1))
       return
     end if
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 8, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_r64_1
@@ -4791,7 +5121,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(2)
+    integer(int64) :: e(2), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64)]
     if (any(e < 0)) then
@@ -4799,12 +5129,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2))
       return
     end if
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 8, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_r64_2
@@ -4865,7 +5196,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(3)
+    integer(int64) :: e(3), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64), int(n3, int64)]
     if (any(e < 0)) then
@@ -4873,12 +5204,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2, n3))
       return
     end if
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 8, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2, n3])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_r64_3
@@ -4939,7 +5271,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(1)
+    integer(int64) :: e(1), bytes
     nullify(a)
     e = [int(n1, int64)]
     if (any(e < 0)) then
@@ -4947,12 +5279,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1))
       return
     end if
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 8, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_c32_1
@@ -5013,7 +5346,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(2)
+    integer(int64) :: e(2), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64)]
     if (any(e < 0)) then
@@ -5021,12 +5354,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2))
       return
     end if
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 8, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_c32_2
@@ -5087,7 +5421,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(3)
+    integer(int64) :: e(3), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64), int(n3, int64)]
     if (any(e < 0)) then
@@ -5095,12 +5429,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2, n3))
       return
     end if
+    if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 8, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2, n3])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_c32_3
@@ -5161,7 +5496,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(1)
+    integer(int64) :: e(1), bytes
     nullify(a)
     e = [int(n1, int64)]
     if (any(e < 0)) then
@@ -5169,12 +5504,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1))
       return
     end if
+    if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 16, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_c64_1
@@ -5235,7 +5571,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(2)
+    integer(int64) :: e(2), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64)]
     if (any(e < 0)) then
@@ -5243,12 +5579,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2))
       return
     end if
+    if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 16, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_c64_2
@@ -5309,7 +5646,7 @@ contains
     character(len=*), parameter :: me = 'cf_pinned_allocate'
     type(c_ptr) :: p
     integer(c_int) :: st
-    integer(int64) :: e(3)
+    integer(int64) :: e(3), bytes
     nullify(a)
     e = [int(n1, int64), int(n2, int64), int(n3, int64)]
     if (any(e < 0)) then
@@ -5317,12 +5654,13 @@ contains
       return
     end if
     if (.not. cf_ready(me, stat, errmsg)) return
-    if (product(e) == 0) then
+    if (any(e == 0)) then
       allocate(a(n1, n2, n3))
       return
     end if
+    if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
     p = c_null_ptr
-    st = c_host_alloc(p, int(product(e) * 16, c_int64_t))
+    st = c_host_alloc(p, int(bytes, c_int64_t))
     if (st == 0) call c_f_pointer(p, a, [n1, n2, n3])
     call cf_finish(me, st, stat, errmsg)
   end subroutine pinned_c64_3

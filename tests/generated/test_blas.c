@@ -3931,9 +3931,10 @@ static void run_sgbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
+        if (m == 0 || n == 0) (void)0;
+        else { dgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
                 TL_INT(lda), tl_ref(a_x), TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy),
-                (size_t)1);
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4055,9 +4056,10 @@ static void run_dgbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
+        if (m == 0 || n == 0) (void)0;
+        else { dgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
                 TL_INT(lda), tl_ref(a_x), TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy),
-                (size_t)1);
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4179,9 +4181,10 @@ static void run_cgbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
+        if (m == 0 || n == 0) (void)0;
+        else { zgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
                 TL_INT(lda), tl_ref(a_x), TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy),
-                (size_t)1);
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4303,9 +4306,10 @@ static void run_zgbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
+        if (m == 0 || n == 0) (void)0;
+        else { zgbmv_(&trans, TL_INT(m), TL_INT(n), TL_INT(kl), TL_INT(ku), &r_alpha, tl_ref(a_A),
                 TL_INT(lda), tl_ref(a_x), TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy),
-                (size_t)1);
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4415,8 +4419,9 @@ static void run_sgemv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4522,8 +4527,9 @@ static void run_dgemv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4629,8 +4635,9 @@ static void run_cgemv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4736,8 +4743,9 @@ static void run_zgemv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zgemv_(&trans, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -4837,8 +4845,9 @@ static void run_sger(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dger_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda));
+        if (m == 0 || n == 0) (void)0;
+        else { dger_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda)); }
     }
     tl_finish(X);
 }
@@ -4919,8 +4928,9 @@ static void run_dger(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dger_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda));
+        if (m == 0 || n == 0) (void)0;
+        else { dger_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda)); }
     }
     tl_finish(X);
 }
@@ -5001,8 +5011,9 @@ static void run_cgeru(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zgeru_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda));
+        if (m == 0 || n == 0) (void)0;
+        else { zgeru_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda)); }
     }
     tl_finish(X);
 }
@@ -5083,8 +5094,9 @@ static void run_cgerc(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zgerc_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda));
+        if (m == 0 || n == 0) (void)0;
+        else { zgerc_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda)); }
     }
     tl_finish(X);
 }
@@ -5165,8 +5177,9 @@ static void run_zgeru(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zgeru_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda));
+        if (m == 0 || n == 0) (void)0;
+        else { zgeru_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda)); }
     }
     tl_finish(X);
 }
@@ -5247,8 +5260,9 @@ static void run_zgerc(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zgerc_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda));
+        if (m == 0 || n == 0) (void)0;
+        else { zgerc_(TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda)); }
     }
     tl_finish(X);
 }
@@ -5333,8 +5347,9 @@ static void run_ssbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { dsbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5432,8 +5447,9 @@ static void run_dsbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { dsbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5521,8 +5537,9 @@ static void run_sspmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dspmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
-                tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { dspmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
+                tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5607,8 +5624,9 @@ static void run_dspmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dspmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
-                tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { dspmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
+                tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5682,7 +5700,9 @@ static void run_sspr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dspr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { dspr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5749,7 +5769,9 @@ static void run_dspr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dspr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { dspr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5825,8 +5847,9 @@ static void run_sspr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dspr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { dspr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_AP), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5907,8 +5930,9 @@ static void run_dspr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dspr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { dspr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_AP), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -5996,8 +6020,9 @@ static void run_ssymv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsymv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { dsymv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -6088,8 +6113,9 @@ static void run_dsymv(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsymv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { dsymv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -6176,8 +6202,9 @@ static void run_csymv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zsymv(uplo, n, r_alpha, tl_ref(a_A), lda, tl_ref(a_x), incx, r_beta, tl_ref(a_y),
-                incy);
+        if (n == 0) (void)0;
+        else { oracle_zsymv(uplo, n, r_alpha, tl_ref(a_A), lda, tl_ref(a_x), incx, r_beta,
+                tl_ref(a_y), incy); }
     }
     tl_finish(X);
 }
@@ -6265,8 +6292,9 @@ static void run_zsymv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zsymv(uplo, n, r_alpha, tl_ref(a_A), lda, tl_ref(a_x), incx, r_beta, tl_ref(a_y),
-                incy);
+        if (n == 0) (void)0;
+        else { oracle_zsymv(uplo, n, r_alpha, tl_ref(a_A), lda, tl_ref(a_x), incx, r_beta,
+                tl_ref(a_y), incy); }
     }
     tl_finish(X);
 }
@@ -6349,8 +6377,9 @@ static void run_ssyr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dsyr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
-                (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -6425,8 +6454,9 @@ static void run_dsyr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dsyr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
-                (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -6497,7 +6527,8 @@ static void run_csyr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        oracle_zsyr(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_A), lda);
+        if (n == 0) (void)0;
+        else { oracle_zsyr(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_A), lda); }
     }
     tl_finish(X);
 }
@@ -6569,7 +6600,8 @@ static void run_zsyr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        oracle_zsyr(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_A), lda);
+        if (n == 0) (void)0;
+        else { oracle_zsyr(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_A), lda); }
     }
     tl_finish(X);
 }
@@ -6652,8 +6684,9 @@ static void run_ssyr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dsyr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda), (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -6740,8 +6773,9 @@ static void run_dsyr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dsyr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda), (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -6824,7 +6858,9 @@ static void run_csyr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        oracle_zsyr2(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_y), incy, tl_ref(a_A), lda);
+        if (n == 0) (void)0;
+        else { oracle_zsyr2(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_y), incy, tl_ref(a_A),
+                lda); }
     }
     tl_finish(X);
 }
@@ -6908,7 +6944,9 @@ static void run_zsyr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        oracle_zsyr2(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_y), incy, tl_ref(a_A), lda);
+        if (n == 0) (void)0;
+        else { oracle_zsyr2(uplo, n, r_alpha, tl_ref(a_x), incx, tl_ref(a_y), incy, tl_ref(a_A),
+                lda); }
     }
     tl_finish(X);
 }
@@ -6997,8 +7035,9 @@ static void run_stbmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -7161,8 +7200,9 @@ static void run_dtbmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -7325,8 +7365,9 @@ static void run_ctbmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -7489,8 +7530,9 @@ static void run_ztbmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztbmv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -7654,8 +7696,9 @@ static void run_stbsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -7819,8 +7862,9 @@ static void run_dtbsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -7984,8 +8028,9 @@ static void run_ctbsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -8149,8 +8194,9 @@ static void run_ztbsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztbsv_(&uplo, &trans, &diag, TL_INT(n), TL_INT(k), tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_x), TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -8302,8 +8348,9 @@ static void run_stpmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -8451,8 +8498,9 @@ static void run_dtpmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -8600,8 +8648,9 @@ static void run_ctpmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -8749,8 +8798,9 @@ static void run_ztpmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztpmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -8899,8 +8949,9 @@ static void run_stpsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9049,8 +9100,9 @@ static void run_dtpsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9199,8 +9251,9 @@ static void run_ctpsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9349,8 +9402,9 @@ static void run_ztpsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), (size_t)1,
-                (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztpsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_AP), tl_ref(a_x), TL_INT(incx),
+                (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9504,8 +9558,9 @@ static void run_strmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9660,8 +9715,9 @@ static void run_dtrmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9816,8 +9872,9 @@ static void run_ctrmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -9972,8 +10029,9 @@ static void run_ztrmv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztrmv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10129,8 +10187,9 @@ static void run_strsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10286,8 +10345,9 @@ static void run_dtrsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        dtrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dtrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10443,8 +10503,9 @@ static void run_ctrsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10600,8 +10661,9 @@ static void run_ztrsv(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        ztrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                (size_t)1, (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { ztrsv_(&uplo, &trans, &diag, TL_INT(n), tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), (size_t)1, (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10762,8 +10824,9 @@ static void run_chemv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhemv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhemv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10854,8 +10917,9 @@ static void run_zhemv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhemv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x), TL_INT(incx),
-                &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhemv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -10951,8 +11015,9 @@ static void run_chbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11050,8 +11115,9 @@ static void run_zhbmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
-                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhbmv_(&uplo, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_x),
+                TL_INT(incx), &r_beta, tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11139,8 +11205,9 @@ static void run_chpmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhpmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
-                tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhpmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
+                tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11225,8 +11292,9 @@ static void run_zhpmv(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhpmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
-                tl_ref(a_y), TL_INT(incy), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhpmv_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_AP), tl_ref(a_x), TL_INT(incx), &r_beta,
+                tl_ref(a_y), TL_INT(incy), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11307,8 +11375,9 @@ static void run_cher(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        zher_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
-                (size_t)1);
+        if (n == 0) (void)0;
+        else { zher_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11383,8 +11452,9 @@ static void run_zher(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        zher_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
-                (size_t)1);
+        if (n == 0) (void)0;
+        else { zher_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_A), TL_INT(lda),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11466,8 +11536,9 @@ static void run_cher2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zher2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda), (size_t)1);
+        if (n == 0) (void)0;
+        else { zher2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11554,8 +11625,9 @@ static void run_zher2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zher2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_A), TL_INT(lda), (size_t)1);
+        if (n == 0) (void)0;
+        else { zher2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_A), TL_INT(lda), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11628,7 +11700,9 @@ static void run_chpr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        zhpr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhpr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11695,7 +11769,9 @@ static void run_zhpr(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        zhpr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhpr_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_AP),
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11771,8 +11847,9 @@ static void run_chpr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zhpr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhpr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_AP), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11853,8 +11930,9 @@ static void run_zhpr2(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        zhpr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y), TL_INT(incy),
-                tl_ref(a_AP), (size_t)1);
+        if (n == 0) (void)0;
+        else { zhpr2_(&uplo, TL_INT(n), &r_alpha, tl_ref(a_x), TL_INT(incx), tl_ref(a_y),
+                TL_INT(incy), tl_ref(a_AP), (size_t)1); }
     }
     tl_finish(X);
 }
@@ -11958,8 +12036,10 @@ static void run_sgemm(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
-                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12092,8 +12172,10 @@ static void run_dgemm(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
-                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12226,8 +12308,10 @@ static void run_cgemm(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
-                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12360,8 +12444,10 @@ static void run_zgemm(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
-                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12489,8 +12575,10 @@ static void run_cgemm3m(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
-                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12622,8 +12710,10 @@ static void run_zgemm3m(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
-                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zgemm_(&transa, &transb, TL_INT(m), TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12752,8 +12842,10 @@ static void run_ssymm(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12860,8 +12952,10 @@ static void run_dsymm(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -12968,8 +13062,10 @@ static void run_csymm(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13076,8 +13172,10 @@ static void run_zsymm(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zsymm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13184,8 +13282,10 @@ static void run_chemm(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhemm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zhemm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13292,8 +13392,10 @@ static void run_zhemm(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zhemm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { zhemm_(&side, &uplo, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13394,8 +13496,9 @@ static void run_ssyrk(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), &r_beta,
-                tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13501,8 +13604,9 @@ static void run_dsyrk(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), &r_beta,
-                tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13608,8 +13712,9 @@ static void run_csyrk(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), &r_beta,
-                tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13711,8 +13816,9 @@ static void run_zsyrk(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), &r_beta,
-                tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zsyrk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13814,8 +13920,9 @@ static void run_cherk(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        zherk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), &r_beta,
-                tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zherk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -13917,8 +14024,9 @@ static void run_zherk(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        zherk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), &r_beta,
-                tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zherk_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14027,8 +14135,10 @@ static void run_ssyr2k(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14142,8 +14252,10 @@ static void run_dsyr2k(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        dsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { dsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14257,8 +14369,10 @@ static void run_csyr2k(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14368,8 +14482,10 @@ static void run_zsyr2k(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        zsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zsyr2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14479,8 +14595,10 @@ static void run_cher2k(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         double r_beta = beta;
-        zher2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zher2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14590,8 +14708,10 @@ static void run_zher2k(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         double r_beta = beta;
-        zher2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda), tl_ref(a_B),
-                TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1, (size_t)1);
+        if (n == 0) (void)0;
+        else { zher2k_(&uplo, &trans, TL_INT(n), TL_INT(k), &r_alpha, tl_ref(a_A), TL_INT(lda),
+                tl_ref(a_B), TL_INT(ldb), &r_beta, tl_ref(a_C), TL_INT(ldc), (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -14697,8 +14817,9 @@ static void run_ssyrkx(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        oracle_dsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
-                tl_ref(a_C), ldc);
+        if (n == 0) (void)0;
+        else { oracle_dsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
+                tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -14809,8 +14930,9 @@ static void run_dsyrkx(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        oracle_dsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
-                tl_ref(a_C), ldc);
+        if (n == 0) (void)0;
+        else { oracle_dsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
+                tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -14921,8 +15043,9 @@ static void run_csyrkx(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
-                tl_ref(a_C), ldc);
+        if (n == 0) (void)0;
+        else { oracle_zsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
+                tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -15029,8 +15152,9 @@ static void run_zsyrkx(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
-                tl_ref(a_C), ldc);
+        if (n == 0) (void)0;
+        else { oracle_zsyrkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
+                tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -15139,8 +15263,9 @@ static void run_cherkx(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         double r_beta = beta;
-        oracle_zherkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
-                tl_ref(a_C), ldc);
+        if (n == 0) (void)0;
+        else { oracle_zherkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
+                tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -15249,8 +15374,9 @@ static void run_zherkx(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         double r_beta = beta;
-        oracle_zherkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
-                tl_ref(a_C), ldc);
+        if (n == 0) (void)0;
+        else { oracle_zherkx(uplo, trans, n, k, r_alpha, tl_ref(a_A), lda, tl_ref(a_B), ldb, r_beta,
+                tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -15356,8 +15482,10 @@ static void run_strmm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dtrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dtrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -15507,8 +15635,10 @@ static void run_dtrmm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dtrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dtrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -15658,8 +15788,10 @@ static void run_ctrmm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        ztrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { ztrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -15809,8 +15941,10 @@ static void run_ztrmm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        ztrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { ztrmm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -15961,8 +16095,10 @@ static void run_strsm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dtrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dtrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -16113,8 +16249,10 @@ static void run_dtrsm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
-        dtrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { dtrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -16265,8 +16403,10 @@ static void run_ctrsm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        ztrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { ztrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -16417,8 +16557,10 @@ static void run_ztrsm(const tl_case *tc)
     }
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
-        ztrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
-                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        if (m == 0 || n == 0) (void)0;
+        else { ztrsm_(&side, &uplo, &transa, &diag, TL_INT(m), TL_INT(n), &r_alpha, tl_ref(a_A),
+                TL_INT(lda), tl_ref(a_B), TL_INT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1); }
     }
     tl_finish(X);
 }
@@ -16574,8 +16716,8 @@ static void run_sgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (ldc * n) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= ldc * n);
+        strideC = (MUL_SAT(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -16598,8 +16740,9 @@ static void run_sgemm_strided_batched(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        oracle_dgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda, strideA,
-                tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch);
+        if (m == 0 || n == 0 || batch == 0) (void)0;
+        else { oracle_dgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda,
+                strideA, tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch); }
     }
     tl_finish(X);
 }
@@ -16753,8 +16896,8 @@ static void run_dgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (ldc * n) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= ldc * n);
+        strideC = (MUL_SAT(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -16777,8 +16920,9 @@ static void run_dgemm_strided_batched(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        oracle_dgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda, strideA,
-                tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch);
+        if (m == 0 || n == 0 || batch == 0) (void)0;
+        else { oracle_dgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda,
+                strideA, tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch); }
     }
     tl_finish(X);
 }
@@ -16932,8 +17076,8 @@ static void run_cgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (ldc * n) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= ldc * n);
+        strideC = (MUL_SAT(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -16956,8 +17100,9 @@ static void run_cgemm_strided_batched(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda, strideA,
-                tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch);
+        if (m == 0 || n == 0 || batch == 0) (void)0;
+        else { oracle_zgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda,
+                strideA, tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch); }
     }
     tl_finish(X);
 }
@@ -17111,8 +17256,8 @@ static void run_zgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (ldc * n) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= ldc * n);
+        strideC = (MUL_SAT(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -17135,8 +17280,9 @@ static void run_zgemm_strided_batched(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda, strideA,
-                tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch);
+        if (m == 0 || n == 0 || batch == 0) (void)0;
+        else { oracle_zgemm_strided_batched(transa, transb, m, n, k, r_alpha, tl_ref(a_A), lda,
+                strideA, tl_ref(a_B), ldb, strideB, r_beta, tl_ref(a_C), ldc, strideC, batch); }
     }
     tl_finish(X);
 }
@@ -17285,8 +17431,9 @@ static void run_sgeam(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        oracle_dgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B), ldb,
-                tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_dgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B),
+                ldb, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -17406,8 +17553,9 @@ static void run_dgeam(const tl_case *tc)
     if (tl_expect_call(X)) {
         double r_alpha = alpha;
         double r_beta = beta;
-        oracle_dgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B), ldb,
-                tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_dgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B),
+                ldb, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -17527,8 +17675,9 @@ static void run_cgeam(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B), ldb,
-                tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_zgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B),
+                ldb, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -17648,8 +17797,9 @@ static void run_zgeam(const tl_case *tc)
     if (tl_expect_call(X)) {
         cufort_cdouble r_alpha = alpha;
         cufort_cdouble r_beta = beta;
-        oracle_zgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B), ldb,
-                tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_zgeam(transa, transb, m, n, r_alpha, tl_ref(a_A), lda, r_beta, tl_ref(a_B),
+                ldb, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -17758,7 +17908,8 @@ static void run_sdgmm(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        oracle_ddgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_ddgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -17840,7 +17991,8 @@ static void run_ddgmm(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        oracle_ddgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_ddgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -17922,7 +18074,8 @@ static void run_cdgmm(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        oracle_zdgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_zdgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }
@@ -18004,7 +18157,8 @@ static void run_zdgmm(const tl_case *tc)
 #endif
     }
     if (tl_expect_call(X)) {
-        oracle_zdgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc);
+        if (m == 0 || n == 0) (void)0;
+        else { oracle_zdgmm(side, m, n, tl_ref(a_A), lda, tl_ref(a_x), incx, tl_ref(a_C), ldc); }
     }
     tl_finish(X);
 }

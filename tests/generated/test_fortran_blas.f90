@@ -6411,6 +6411,15 @@ subroutine t_sgbmv(nfail)
   before = nfail
   call t_sgbmv_8(nfail)
   call passed('sgbmv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_sgbmv_9(nfail)
+  call passed('sgbmv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_sgbmv_10(nfail)
+  call passed('sgbmv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_sgbmv_11(nfail)
+  call passed('sgbmv dev illegal trans=empty', nfail, before)
 end subroutine t_sgbmv
 
 subroutine t_sgbmv_1(nfail)
@@ -6629,6 +6638,78 @@ subroutine t_sgbmv_8(nfail)
   call chk_dev_vec('sgbmv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('sgbmv dev mismatch x(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_sgbmv_8
+
+subroutine t_sgbmv_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 4, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 7)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gbmv(A_h, x_h, y_h, kl=2, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('sgbmv host illegal trans=empty', st, msg, 'cf_gbmv: argument trans = ', nfail)
+  call chk('sgbmv host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgbmv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('sgbmv host illegal trans=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_sgbmv_9
+
+subroutine t_sgbmv_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 4, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 7)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gbmv(A_h, x_h, y_h, kl=2, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgbmv host illegal trans=x', st, msg, 'cf_gbmv: argument trans = ', nfail)
+  call chk('sgbmv host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgbmv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('sgbmv host illegal trans=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_sgbmv_10
+
+subroutine t_sgbmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 4, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 7)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gbmv(d_A%sub(2, 5, 3, 7), d_x%row(2, 2, 6), d_y%row(2, 2, 8), kl=2, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('sgbmv dev illegal trans=empty', st, msg, 'cf_gbmv: argument trans = ', nfail)
+  call chk_dev_mat('sgbmv dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('sgbmv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('sgbmv dev illegal trans=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_sgbmv_11
 subroutine t_dgbmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -7061,6 +7142,15 @@ subroutine t_sgemv(nfail)
   before = nfail
   call t_sgemv_12(nfail)
   call passed('sgemv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_sgemv_13(nfail)
+  call passed('sgemv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_sgemv_14(nfail)
+  call passed('sgemv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_sgemv_15(nfail)
+  call passed('sgemv dev illegal trans=empty', nfail, before)
 end subroutine t_sgemv
 
 subroutine t_sgemv_1(nfail)
@@ -7381,6 +7471,78 @@ subroutine t_sgemv_12(nfail)
   call chk_dev_vec('sgemv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('sgemv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_sgemv_12
+
+subroutine t_sgemv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 7)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemv(A_h, x_h, y_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemv host illegal trans=empty', st, msg, 'cf_gemv: argument trans = ', nfail)
+  call chk('sgemv host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('sgemv host illegal trans=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_sgemv_13
+
+subroutine t_sgemv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 7)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemv(A_h, x_h, y_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgemv host illegal trans=x', st, msg, 'cf_gemv: argument trans = ', nfail)
+  call chk('sgemv host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('sgemv host illegal trans=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_sgemv_14
+
+subroutine t_sgemv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 7)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), d_y%row(2, 2, 8), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemv dev illegal trans=empty', st, msg, 'cf_gemv: argument trans = ', nfail)
+  call chk_dev_mat('sgemv dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('sgemv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('sgemv dev illegal trans=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_sgemv_15
 subroutine t_dgemv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -8751,6 +8913,15 @@ subroutine t_ssbmv(nfail)
   before = nfail
   call t_ssbmv_10(nfail)
   call passed('ssbmv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_ssbmv_11(nfail)
+  call passed('ssbmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssbmv_12(nfail)
+  call passed('ssbmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssbmv_13(nfail)
+  call passed('ssbmv dev illegal uplo=empty', nfail, before)
 end subroutine t_ssbmv
 
 subroutine t_ssbmv_1(nfail)
@@ -9020,6 +9191,78 @@ subroutine t_ssbmv_10(nfail)
   call chk_dev_vec('ssbmv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('ssbmv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_ssbmv_10
+
+subroutine t_ssbmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_sbmv(A_h, x_h, y_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssbmv host illegal uplo=empty', st, msg, 'cf_sbmv: argument uplo = ', nfail)
+  call chk('ssbmv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssbmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssbmv host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_ssbmv_11
+
+subroutine t_ssbmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_sbmv(A_h, x_h, y_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssbmv host illegal uplo=x', st, msg, 'cf_sbmv: argument uplo = ', nfail)
+  call chk('ssbmv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssbmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssbmv host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_ssbmv_12
+
+subroutine t_ssbmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_sbmv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), d_y%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssbmv dev illegal uplo=empty', st, msg, 'cf_sbmv: argument uplo = ', nfail)
+  call chk_dev_mat('ssbmv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('ssbmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('ssbmv dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_ssbmv_13
 subroutine t_dsbmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -9184,6 +9427,15 @@ subroutine t_sspmv(nfail)
   before = nfail
   call t_sspmv_10(nfail)
   call passed('sspmv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_sspmv_11(nfail)
+  call passed('sspmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_sspmv_12(nfail)
+  call passed('sspmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_sspmv_13(nfail)
+  call passed('sspmv dev illegal uplo=empty', nfail, before)
 end subroutine t_sspmv
 
 subroutine t_sspmv_1(nfail)
@@ -9453,6 +9705,78 @@ subroutine t_sspmv_10(nfail)
   call chk_dev_vec('sspmv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('sspmv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_sspmv_10
+
+subroutine t_sspmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_spmv(AP_h, x_h, y_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('sspmv host illegal uplo=empty', st, msg, 'cf_spmv: argument uplo = ', nfail)
+  call chk('sspmv host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('sspmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('sspmv host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_sspmv_11
+
+subroutine t_sspmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_spmv(AP_h, x_h, y_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('sspmv host illegal uplo=x', st, msg, 'cf_spmv: argument uplo = ', nfail)
+  call chk('sspmv host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('sspmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('sspmv host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_sspmv_12
+
+subroutine t_sspmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_spmv(d_AP%sub(3, 17), d_x%row(2, 2, 6), d_y%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('sspmv dev illegal uplo=empty', st, msg, 'cf_spmv: argument uplo = ', nfail)
+  call chk_dev_pack('sspmv dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('sspmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('sspmv dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_sspmv_13
 subroutine t_dspmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -9611,6 +9935,15 @@ subroutine t_sspr(nfail)
   before = nfail
   call t_sspr_8(nfail)
   call passed('sspr dev mismatch AP(1)', nfail, before)
+  before = nfail
+  call t_sspr_9(nfail)
+  call passed('sspr host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_sspr_10(nfail)
+  call passed('sspr host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_sspr_11(nfail)
+  call passed('sspr dev illegal uplo=empty', nfail, before)
 end subroutine t_sspr
 
 subroutine t_sspr_1(nfail)
@@ -9772,6 +10105,60 @@ subroutine t_sspr_8(nfail)
   call chk_dev_vec('sspr dev mismatch AP(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_pack('sspr dev mismatch AP(1)' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
 end subroutine t_sspr_8
+
+subroutine t_sspr_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = 1_c_float
+  call cf_spr(x_h, AP_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('sspr host illegal uplo=empty', st, msg, 'cf_spr: argument uplo = ', nfail)
+  call chk('sspr host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('sspr host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_sspr_9
+
+subroutine t_sspr_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = 1_c_float
+  call cf_spr(x_h, AP_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('sspr host illegal uplo=x', st, msg, 'cf_spr: argument uplo = ', nfail)
+  call chk('sspr host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('sspr host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_sspr_10
+
+subroutine t_sspr_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  sc_alpha = 1_c_float
+  call cf_spr(d_x%row(2, 2, 6), d_AP%sub(3, 17), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('sspr dev illegal uplo=empty', st, msg, 'cf_spr: argument uplo = ', nfail)
+  call chk_dev_vec('sspr dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_pack('sspr dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+end subroutine t_sspr_11
 subroutine t_dspr(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -9905,6 +10292,15 @@ subroutine t_sspr2(nfail)
   before = nfail
   call t_sspr2_10(nfail)
   call passed('sspr2 dev mismatch AP(1)', nfail, before)
+  before = nfail
+  call t_sspr2_11(nfail)
+  call passed('sspr2 host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_sspr2_12(nfail)
+  call passed('sspr2 host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_sspr2_13(nfail)
+  call passed('sspr2 dev illegal uplo=empty', nfail, before)
 end subroutine t_sspr2
 
 subroutine t_sspr2_1(nfail)
@@ -10154,6 +10550,72 @@ subroutine t_sspr2_10(nfail)
   call chk_dev_vec('sspr2 dev mismatch AP(1)' // ' y untouched', d_y, y_p, y_h, nfail)
   call chk_dev_pack('sspr2 dev mismatch AP(1)' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
 end subroutine t_sspr2_10
+
+subroutine t_sspr2_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = 1_c_float
+  call cf_spr2(x_h, y_h, AP_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('sspr2 host illegal uplo=empty', st, msg, 'cf_spr2: argument uplo = ', nfail)
+  call chk('sspr2 host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('sspr2 host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+  call chk('sspr2 host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_sspr2_11
+
+subroutine t_sspr2_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = 1_c_float
+  call cf_spr2(x_h, y_h, AP_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('sspr2 host illegal uplo=x', st, msg, 'cf_spr2: argument uplo = ', nfail)
+  call chk('sspr2 host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('sspr2 host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+  call chk('sspr2 host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_sspr2_12
+
+subroutine t_sspr2_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  sc_alpha = 1_c_float
+  call cf_spr2(d_x%row(2, 2, 6), d_y%row(2, 2, 6), d_AP%sub(3, 17), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('sspr2 dev illegal uplo=empty', st, msg, 'cf_spr2: argument uplo = ', nfail)
+  call chk_dev_vec('sspr2 dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('sspr2 dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+  call chk_dev_pack('sspr2 dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+end subroutine t_sspr2_13
 subroutine t_dspr2(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -10316,6 +10778,15 @@ subroutine t_ssymv(nfail)
   before = nfail
   call t_ssymv_12(nfail)
   call passed('ssymv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_ssymv_13(nfail)
+  call passed('ssymv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssymv_14(nfail)
+  call passed('ssymv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssymv_15(nfail)
+  call passed('ssymv dev illegal uplo=empty', nfail, before)
 end subroutine t_ssymv
 
 subroutine t_ssymv_1(nfail)
@@ -10636,6 +11107,78 @@ subroutine t_ssymv_12(nfail)
   call chk_dev_vec('ssymv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('ssymv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_ssymv_12
+
+subroutine t_ssymv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symv(A_h, x_h, y_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssymv host illegal uplo=empty', st, msg, 'cf_symv: argument uplo = ', nfail)
+  call chk('ssymv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssymv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssymv host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_ssymv_13
+
+subroutine t_ssymv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symv(A_h, x_h, y_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssymv host illegal uplo=x', st, msg, 'cf_symv: argument uplo = ', nfail)
+  call chk('ssymv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssymv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssymv host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_ssymv_14
+
+subroutine t_ssymv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), d_y%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssymv dev illegal uplo=empty', st, msg, 'cf_symv: argument uplo = ', nfail)
+  call chk_dev_mat('ssymv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('ssymv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('ssymv dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_ssymv_15
 subroutine t_dsymv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -11062,6 +11605,15 @@ subroutine t_ssyr(nfail)
   before = nfail
   call t_ssyr_10(nfail)
   call passed('ssyr dev mismatch A(2)', nfail, before)
+  before = nfail
+  call t_ssyr_11(nfail)
+  call passed('ssyr host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyr_12(nfail)
+  call passed('ssyr host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssyr_13(nfail)
+  call passed('ssyr dev illegal uplo=empty', nfail, before)
 end subroutine t_ssyr
 
 subroutine t_ssyr_1(nfail)
@@ -11261,6 +11813,60 @@ subroutine t_ssyr_10(nfail)
   call chk_dev_vec('ssyr dev mismatch A(2)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_mat('ssyr dev mismatch A(2)' // ' A untouched', d_A, A_p, A_h, nfail)
 end subroutine t_ssyr_10
+
+subroutine t_ssyr_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = 1_c_float
+  call cf_syr(x_h, A_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr host illegal uplo=empty', st, msg, 'cf_syr: argument uplo = ', nfail)
+  call chk('ssyr host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssyr host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_ssyr_11
+
+subroutine t_ssyr_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = 1_c_float
+  call cf_syr(x_h, A_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr host illegal uplo=x', st, msg, 'cf_syr: argument uplo = ', nfail)
+  call chk('ssyr host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssyr host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_ssyr_12
+
+subroutine t_ssyr_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  sc_alpha = 1_c_float
+  call cf_syr(d_x%row(2, 2, 6), d_A%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr dev illegal uplo=empty', st, msg, 'cf_syr: argument uplo = ', nfail)
+  call chk_dev_vec('ssyr dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_mat('ssyr dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+end subroutine t_ssyr_13
 subroutine t_dsyr(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -11600,6 +12206,15 @@ subroutine t_ssyr2(nfail)
   before = nfail
   call t_ssyr2_12(nfail)
   call passed('ssyr2 dev mismatch A(2)', nfail, before)
+  before = nfail
+  call t_ssyr2_13(nfail)
+  call passed('ssyr2 host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyr2_14(nfail)
+  call passed('ssyr2 host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssyr2_15(nfail)
+  call passed('ssyr2 dev illegal uplo=empty', nfail, before)
 end subroutine t_ssyr2
 
 subroutine t_ssyr2_1(nfail)
@@ -11896,6 +12511,72 @@ subroutine t_ssyr2_12(nfail)
   call chk_dev_vec('ssyr2 dev mismatch A(2)' // ' y untouched', d_y, y_p, y_h, nfail)
   call chk_dev_mat('ssyr2 dev mismatch A(2)' // ' A untouched', d_A, A_p, A_h, nfail)
 end subroutine t_ssyr2_12
+
+subroutine t_ssyr2_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = 1_c_float
+  call cf_syr2(x_h, y_h, A_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2 host illegal uplo=empty', st, msg, 'cf_syr2: argument uplo = ', nfail)
+  call chk('ssyr2 host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssyr2 host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+  call chk('ssyr2 host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_ssyr2_13
+
+subroutine t_ssyr2_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = 1_c_float
+  call cf_syr2(x_h, y_h, A_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2 host illegal uplo=x', st, msg, 'cf_syr2: argument uplo = ', nfail)
+  call chk('ssyr2 host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('ssyr2 host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+  call chk('ssyr2 host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_ssyr2_14
+
+subroutine t_ssyr2_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: y_h(:), y_r(:)
+  real(c_float), allocatable :: y_p(:,:)
+  type(cf_matrix_r32) :: d_y
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  sc_alpha = 1_c_float
+  call cf_syr2(d_x%row(2, 2, 6), d_y%row(2, 2, 6), d_A%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2 dev illegal uplo=empty', st, msg, 'cf_syr2: argument uplo = ', nfail)
+  call chk_dev_vec('ssyr2 dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('ssyr2 dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+  call chk_dev_mat('ssyr2 dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+end subroutine t_ssyr2_15
 subroutine t_dsyr2(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -12292,6 +12973,33 @@ subroutine t_stbmv(nfail)
   before = nfail
   call t_stbmv_8(nfail)
   call passed('stbmv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_stbmv_9(nfail)
+  call passed('stbmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stbmv_10(nfail)
+  call passed('stbmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_stbmv_11(nfail)
+  call passed('stbmv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stbmv_12(nfail)
+  call passed('stbmv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_stbmv_13(nfail)
+  call passed('stbmv host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_stbmv_14(nfail)
+  call passed('stbmv host illegal diag=x', nfail, before)
+  before = nfail
+  call t_stbmv_15(nfail)
+  call passed('stbmv dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stbmv_16(nfail)
+  call passed('stbmv dev illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stbmv_17(nfail)
+  call passed('stbmv dev illegal diag=empty', nfail, before)
 end subroutine t_stbmv
 
 subroutine t_stbmv_1(nfail)
@@ -12441,6 +13149,150 @@ subroutine t_stbmv_8(nfail)
   call chk_dev_mat('stbmv dev mismatch x(1)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_vec('stbmv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
 end subroutine t_stbmv_8
+
+subroutine t_stbmv_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbmv(A_h, x_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv host illegal uplo=empty', st, msg, 'cf_tbmv: argument uplo = ', nfail)
+  call chk('stbmv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbmv_9
+
+subroutine t_stbmv_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbmv(A_h, x_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv host illegal uplo=x', st, msg, 'cf_tbmv: argument uplo = ', nfail)
+  call chk('stbmv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbmv_10
+
+subroutine t_stbmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbmv(A_h, x_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv host illegal trans=empty', st, msg, 'cf_tbmv: argument trans = ', nfail)
+  call chk('stbmv host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbmv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbmv_11
+
+subroutine t_stbmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbmv(A_h, x_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv host illegal trans=x', st, msg, 'cf_tbmv: argument trans = ', nfail)
+  call chk('stbmv host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbmv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbmv_12
+
+subroutine t_stbmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbmv(A_h, x_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv host illegal diag=empty', st, msg, 'cf_tbmv: argument diag = ', nfail)
+  call chk('stbmv host illegal diag=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbmv host illegal diag=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbmv_13
+
+subroutine t_stbmv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbmv(A_h, x_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv host illegal diag=x', st, msg, 'cf_tbmv: argument diag = ', nfail)
+  call chk('stbmv host illegal diag=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbmv host illegal diag=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbmv_14
+
+subroutine t_stbmv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tbmv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv dev illegal uplo=empty', st, msg, 'cf_tbmv: argument uplo = ', nfail)
+  call chk_dev_mat('stbmv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('stbmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stbmv_15
+
+subroutine t_stbmv_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tbmv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv dev illegal trans=empty', st, msg, 'cf_tbmv: argument trans = ', nfail)
+  call chk_dev_mat('stbmv dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('stbmv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stbmv_16
+
+subroutine t_stbmv_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tbmv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stbmv dev illegal diag=empty', st, msg, 'cf_tbmv: argument diag = ', nfail)
+  call chk_dev_mat('stbmv dev illegal diag=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('stbmv dev illegal diag=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stbmv_17
 subroutine t_dtbmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -12756,6 +13608,33 @@ subroutine t_stbsv(nfail)
   before = nfail
   call t_stbsv_8(nfail)
   call passed('stbsv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_stbsv_9(nfail)
+  call passed('stbsv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stbsv_10(nfail)
+  call passed('stbsv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_stbsv_11(nfail)
+  call passed('stbsv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stbsv_12(nfail)
+  call passed('stbsv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_stbsv_13(nfail)
+  call passed('stbsv host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_stbsv_14(nfail)
+  call passed('stbsv host illegal diag=x', nfail, before)
+  before = nfail
+  call t_stbsv_15(nfail)
+  call passed('stbsv dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stbsv_16(nfail)
+  call passed('stbsv dev illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stbsv_17(nfail)
+  call passed('stbsv dev illegal diag=empty', nfail, before)
 end subroutine t_stbsv
 
 subroutine t_stbsv_1(nfail)
@@ -12905,6 +13784,150 @@ subroutine t_stbsv_8(nfail)
   call chk_dev_mat('stbsv dev mismatch x(1)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_vec('stbsv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
 end subroutine t_stbsv_8
+
+subroutine t_stbsv_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbsv(A_h, x_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv host illegal uplo=empty', st, msg, 'cf_tbsv: argument uplo = ', nfail)
+  call chk('stbsv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbsv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbsv_9
+
+subroutine t_stbsv_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbsv(A_h, x_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv host illegal uplo=x', st, msg, 'cf_tbsv: argument uplo = ', nfail)
+  call chk('stbsv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbsv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbsv_10
+
+subroutine t_stbsv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbsv(A_h, x_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv host illegal trans=empty', st, msg, 'cf_tbsv: argument trans = ', nfail)
+  call chk('stbsv host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbsv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbsv_11
+
+subroutine t_stbsv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbsv(A_h, x_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv host illegal trans=x', st, msg, 'cf_tbsv: argument trans = ', nfail)
+  call chk('stbsv host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbsv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbsv_12
+
+subroutine t_stbsv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbsv(A_h, x_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv host illegal diag=empty', st, msg, 'cf_tbsv: argument diag = ', nfail)
+  call chk('stbsv host illegal diag=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbsv host illegal diag=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbsv_13
+
+subroutine t_stbsv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call cf_tbsv(A_h, x_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv host illegal diag=x', st, msg, 'cf_tbsv: argument diag = ', nfail)
+  call chk('stbsv host illegal diag=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('stbsv host illegal diag=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stbsv_14
+
+subroutine t_stbsv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tbsv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv dev illegal uplo=empty', st, msg, 'cf_tbsv: argument uplo = ', nfail)
+  call chk_dev_mat('stbsv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('stbsv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stbsv_15
+
+subroutine t_stbsv_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tbsv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv dev illegal trans=empty', st, msg, 'cf_tbsv: argument trans = ', nfail)
+  call chk_dev_mat('stbsv dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('stbsv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stbsv_16
+
+subroutine t_stbsv_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tbsv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stbsv dev illegal diag=empty', st, msg, 'cf_tbsv: argument diag = ', nfail)
+  call chk_dev_mat('stbsv dev illegal diag=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('stbsv dev illegal diag=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stbsv_17
 subroutine t_dtbsv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -13220,6 +14243,33 @@ subroutine t_stpmv(nfail)
   before = nfail
   call t_stpmv_8(nfail)
   call passed('stpmv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_stpmv_9(nfail)
+  call passed('stpmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stpmv_10(nfail)
+  call passed('stpmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_stpmv_11(nfail)
+  call passed('stpmv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stpmv_12(nfail)
+  call passed('stpmv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_stpmv_13(nfail)
+  call passed('stpmv host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_stpmv_14(nfail)
+  call passed('stpmv host illegal diag=x', nfail, before)
+  before = nfail
+  call t_stpmv_15(nfail)
+  call passed('stpmv dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stpmv_16(nfail)
+  call passed('stpmv dev illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stpmv_17(nfail)
+  call passed('stpmv dev illegal diag=empty', nfail, before)
 end subroutine t_stpmv
 
 subroutine t_stpmv_1(nfail)
@@ -13365,6 +14415,150 @@ subroutine t_stpmv_8(nfail)
   call chk_dev_pack('stpmv dev mismatch x(1)' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
   call chk_dev_vec('stpmv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
 end subroutine t_stpmv_8
+
+subroutine t_stpmv_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpmv(AP_h, x_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv host illegal uplo=empty', st, msg, 'cf_tpmv: argument uplo = ', nfail)
+  call chk('stpmv host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpmv_9
+
+subroutine t_stpmv_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpmv(AP_h, x_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv host illegal uplo=x', st, msg, 'cf_tpmv: argument uplo = ', nfail)
+  call chk('stpmv host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpmv_10
+
+subroutine t_stpmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpmv(AP_h, x_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv host illegal trans=empty', st, msg, 'cf_tpmv: argument trans = ', nfail)
+  call chk('stpmv host illegal trans=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpmv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpmv_11
+
+subroutine t_stpmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpmv(AP_h, x_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv host illegal trans=x', st, msg, 'cf_tpmv: argument trans = ', nfail)
+  call chk('stpmv host illegal trans=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpmv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpmv_12
+
+subroutine t_stpmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpmv(AP_h, x_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv host illegal diag=empty', st, msg, 'cf_tpmv: argument diag = ', nfail)
+  call chk('stpmv host illegal diag=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpmv host illegal diag=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpmv_13
+
+subroutine t_stpmv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpmv(AP_h, x_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv host illegal diag=x', st, msg, 'cf_tpmv: argument diag = ', nfail)
+  call chk('stpmv host illegal diag=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpmv host illegal diag=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpmv_14
+
+subroutine t_stpmv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tpmv(d_AP%sub(3, 17), d_x%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv dev illegal uplo=empty', st, msg, 'cf_tpmv: argument uplo = ', nfail)
+  call chk_dev_pack('stpmv dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('stpmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stpmv_15
+
+subroutine t_stpmv_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tpmv(d_AP%sub(3, 17), d_x%row(2, 2, 6), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv dev illegal trans=empty', st, msg, 'cf_tpmv: argument trans = ', nfail)
+  call chk_dev_pack('stpmv dev illegal trans=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('stpmv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stpmv_16
+
+subroutine t_stpmv_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tpmv(d_AP%sub(3, 17), d_x%row(2, 2, 6), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stpmv dev illegal diag=empty', st, msg, 'cf_tpmv: argument diag = ', nfail)
+  call chk_dev_pack('stpmv dev illegal diag=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('stpmv dev illegal diag=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stpmv_17
 subroutine t_dtpmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -13668,6 +14862,33 @@ subroutine t_stpsv(nfail)
   before = nfail
   call t_stpsv_8(nfail)
   call passed('stpsv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_stpsv_9(nfail)
+  call passed('stpsv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stpsv_10(nfail)
+  call passed('stpsv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_stpsv_11(nfail)
+  call passed('stpsv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stpsv_12(nfail)
+  call passed('stpsv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_stpsv_13(nfail)
+  call passed('stpsv host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_stpsv_14(nfail)
+  call passed('stpsv host illegal diag=x', nfail, before)
+  before = nfail
+  call t_stpsv_15(nfail)
+  call passed('stpsv dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_stpsv_16(nfail)
+  call passed('stpsv dev illegal trans=empty', nfail, before)
+  before = nfail
+  call t_stpsv_17(nfail)
+  call passed('stpsv dev illegal diag=empty', nfail, before)
 end subroutine t_stpsv
 
 subroutine t_stpsv_1(nfail)
@@ -13813,6 +15034,150 @@ subroutine t_stpsv_8(nfail)
   call chk_dev_pack('stpsv dev mismatch x(1)' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
   call chk_dev_vec('stpsv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
 end subroutine t_stpsv_8
+
+subroutine t_stpsv_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpsv(AP_h, x_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv host illegal uplo=empty', st, msg, 'cf_tpsv: argument uplo = ', nfail)
+  call chk('stpsv host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpsv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpsv_9
+
+subroutine t_stpsv_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpsv(AP_h, x_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv host illegal uplo=x', st, msg, 'cf_tpsv: argument uplo = ', nfail)
+  call chk('stpsv host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpsv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpsv_10
+
+subroutine t_stpsv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpsv(AP_h, x_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv host illegal trans=empty', st, msg, 'cf_tpsv: argument trans = ', nfail)
+  call chk('stpsv host illegal trans=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpsv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpsv_11
+
+subroutine t_stpsv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpsv(AP_h, x_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv host illegal trans=x', st, msg, 'cf_tpsv: argument trans = ', nfail)
+  call chk('stpsv host illegal trans=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpsv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpsv_12
+
+subroutine t_stpsv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpsv(AP_h, x_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv host illegal diag=empty', st, msg, 'cf_tpsv: argument diag = ', nfail)
+  call chk('stpsv host illegal diag=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpsv host illegal diag=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpsv_13
+
+subroutine t_stpsv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call cf_tpsv(AP_h, x_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv host illegal diag=x', st, msg, 'cf_tpsv: argument diag = ', nfail)
+  call chk('stpsv host illegal diag=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('stpsv host illegal diag=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_stpsv_14
+
+subroutine t_stpsv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tpsv(d_AP%sub(3, 17), d_x%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv dev illegal uplo=empty', st, msg, 'cf_tpsv: argument uplo = ', nfail)
+  call chk_dev_pack('stpsv dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('stpsv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stpsv_15
+
+subroutine t_stpsv_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tpsv(d_AP%sub(3, 17), d_x%row(2, 2, 6), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv dev illegal trans=empty', st, msg, 'cf_tpsv: argument trans = ', nfail)
+  call chk_dev_pack('stpsv dev illegal trans=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('stpsv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stpsv_16
+
+subroutine t_stpsv_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float), allocatable :: AP_p(:)
+  type(cf_vector_r32) :: d_AP
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_tpsv(d_AP%sub(3, 17), d_x%row(2, 2, 6), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('stpsv dev illegal diag=empty', st, msg, 'cf_tpsv: argument diag = ', nfail)
+  call chk_dev_pack('stpsv dev illegal diag=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('stpsv dev illegal diag=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_stpsv_17
 subroutine t_dtpsv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -14122,6 +15487,33 @@ subroutine t_strmv(nfail)
   before = nfail
   call t_strmv_10(nfail)
   call passed('strmv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_strmv_11(nfail)
+  call passed('strmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strmv_12(nfail)
+  call passed('strmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_strmv_13(nfail)
+  call passed('strmv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_strmv_14(nfail)
+  call passed('strmv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_strmv_15(nfail)
+  call passed('strmv host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_strmv_16(nfail)
+  call passed('strmv host illegal diag=x', nfail, before)
+  before = nfail
+  call t_strmv_17(nfail)
+  call passed('strmv dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strmv_18(nfail)
+  call passed('strmv dev illegal trans=empty', nfail, before)
+  before = nfail
+  call t_strmv_19(nfail)
+  call passed('strmv dev illegal diag=empty', nfail, before)
 end subroutine t_strmv
 
 subroutine t_strmv_1(nfail)
@@ -14301,6 +15693,150 @@ subroutine t_strmv_10(nfail)
   call chk_dev_mat('strmv dev mismatch x(1)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_vec('strmv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
 end subroutine t_strmv_10
+
+subroutine t_strmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trmv(A_h, x_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strmv host illegal uplo=empty', st, msg, 'cf_trmv: argument uplo = ', nfail)
+  call chk('strmv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strmv_11
+
+subroutine t_strmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trmv(A_h, x_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmv host illegal uplo=x', st, msg, 'cf_trmv: argument uplo = ', nfail)
+  call chk('strmv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strmv_12
+
+subroutine t_strmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trmv(A_h, x_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('strmv host illegal trans=empty', st, msg, 'cf_trmv: argument trans = ', nfail)
+  call chk('strmv host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strmv_13
+
+subroutine t_strmv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trmv(A_h, x_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmv host illegal trans=x', st, msg, 'cf_trmv: argument trans = ', nfail)
+  call chk('strmv host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strmv_14
+
+subroutine t_strmv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trmv(A_h, x_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strmv host illegal diag=empty', st, msg, 'cf_trmv: argument diag = ', nfail)
+  call chk('strmv host illegal diag=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmv host illegal diag=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strmv_15
+
+subroutine t_strmv_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trmv(A_h, x_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmv host illegal diag=x', st, msg, 'cf_trmv: argument diag = ', nfail)
+  call chk('strmv host illegal diag=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmv host illegal diag=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strmv_16
+
+subroutine t_strmv_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_trmv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strmv dev illegal uplo=empty', st, msg, 'cf_trmv: argument uplo = ', nfail)
+  call chk_dev_mat('strmv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('strmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_strmv_17
+
+subroutine t_strmv_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_trmv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('strmv dev illegal trans=empty', st, msg, 'cf_trmv: argument trans = ', nfail)
+  call chk_dev_mat('strmv dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('strmv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_strmv_18
+
+subroutine t_strmv_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_trmv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strmv dev illegal diag=empty', st, msg, 'cf_trmv: argument diag = ', nfail)
+  call chk_dev_mat('strmv dev illegal diag=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('strmv dev illegal diag=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_strmv_19
 subroutine t_dtrmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -14610,6 +16146,33 @@ subroutine t_strsv(nfail)
   before = nfail
   call t_strsv_10(nfail)
   call passed('strsv dev mismatch x(1)', nfail, before)
+  before = nfail
+  call t_strsv_11(nfail)
+  call passed('strsv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strsv_12(nfail)
+  call passed('strsv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_strsv_13(nfail)
+  call passed('strsv host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_strsv_14(nfail)
+  call passed('strsv host illegal trans=x', nfail, before)
+  before = nfail
+  call t_strsv_15(nfail)
+  call passed('strsv host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_strsv_16(nfail)
+  call passed('strsv host illegal diag=x', nfail, before)
+  before = nfail
+  call t_strsv_17(nfail)
+  call passed('strsv dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strsv_18(nfail)
+  call passed('strsv dev illegal trans=empty', nfail, before)
+  before = nfail
+  call t_strsv_19(nfail)
+  call passed('strsv dev illegal diag=empty', nfail, before)
 end subroutine t_strsv
 
 subroutine t_strsv_1(nfail)
@@ -14789,6 +16352,150 @@ subroutine t_strsv_10(nfail)
   call chk_dev_mat('strsv dev mismatch x(1)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_vec('strsv dev mismatch x(1)' // ' x untouched', d_x, x_p, x_h, nfail)
 end subroutine t_strsv_10
+
+subroutine t_strsv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trsv(A_h, x_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strsv host illegal uplo=empty', st, msg, 'cf_trsv: argument uplo = ', nfail)
+  call chk('strsv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strsv_11
+
+subroutine t_strsv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trsv(A_h, x_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsv host illegal uplo=x', st, msg, 'cf_trsv: argument uplo = ', nfail)
+  call chk('strsv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strsv_12
+
+subroutine t_strsv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trsv(A_h, x_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('strsv host illegal trans=empty', st, msg, 'cf_trsv: argument trans = ', nfail)
+  call chk('strsv host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsv host illegal trans=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strsv_13
+
+subroutine t_strsv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trsv(A_h, x_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsv host illegal trans=x', st, msg, 'cf_trsv: argument trans = ', nfail)
+  call chk('strsv host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsv host illegal trans=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strsv_14
+
+subroutine t_strsv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trsv(A_h, x_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strsv host illegal diag=empty', st, msg, 'cf_trsv: argument diag = ', nfail)
+  call chk('strsv host illegal diag=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsv host illegal diag=empty' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strsv_15
+
+subroutine t_strsv_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call cf_trsv(A_h, x_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsv host illegal diag=x', st, msg, 'cf_trsv: argument diag = ', nfail)
+  call chk('strsv host illegal diag=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsv host illegal diag=x' // ' x untouched', x_h, x_r, nfail)
+end subroutine t_strsv_16
+
+subroutine t_strsv_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_trsv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strsv dev illegal uplo=empty', st, msg, 'cf_trsv: argument uplo = ', nfail)
+  call chk_dev_mat('strsv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('strsv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_strsv_17
+
+subroutine t_strsv_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_trsv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('strsv dev illegal trans=empty', st, msg, 'cf_trsv: argument trans = ', nfail)
+  call chk_dev_mat('strsv dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('strsv dev illegal trans=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_strsv_18
+
+subroutine t_strsv_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call cf_trsv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strsv dev illegal diag=empty', st, msg, 'cf_trsv: argument diag = ', nfail)
+  call chk_dev_mat('strsv dev illegal diag=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('strsv dev illegal diag=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+end subroutine t_strsv_19
 subroutine t_dtrsv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -15104,6 +16811,15 @@ subroutine t_chemv(nfail)
   before = nfail
   call t_chemv_12(nfail)
   call passed('chemv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_chemv_13(nfail)
+  call passed('chemv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_chemv_14(nfail)
+  call passed('chemv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_chemv_15(nfail)
+  call passed('chemv dev illegal uplo=empty', nfail, before)
 end subroutine t_chemv
 
 subroutine t_chemv_1(nfail)
@@ -15424,6 +17140,78 @@ subroutine t_chemv_12(nfail)
   call chk_dev_vec('chemv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('chemv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_chemv_12
+
+subroutine t_chemv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemv(A_h, x_h, y_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chemv host illegal uplo=empty', st, msg, 'cf_hemv: argument uplo = ', nfail)
+  call chk('chemv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('chemv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('chemv host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_chemv_13
+
+subroutine t_chemv_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 5, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemv(A_h, x_h, y_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('chemv host illegal uplo=x', st, msg, 'cf_hemv: argument uplo = ', nfail)
+  call chk('chemv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('chemv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('chemv host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_chemv_14
+
+subroutine t_chemv_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable :: y_p(:,:)
+  type(cf_matrix_c32) :: d_y
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemv(d_A%sub(2, 6, 3, 7), d_x%row(2, 2, 6), d_y%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chemv dev illegal uplo=empty', st, msg, 'cf_hemv: argument uplo = ', nfail)
+  call chk_dev_mat('chemv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('chemv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('chemv dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_chemv_15
 subroutine t_zhemv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -15588,6 +17376,15 @@ subroutine t_chbmv(nfail)
   before = nfail
   call t_chbmv_10(nfail)
   call passed('chbmv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_chbmv_11(nfail)
+  call passed('chbmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_chbmv_12(nfail)
+  call passed('chbmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_chbmv_13(nfail)
+  call passed('chbmv dev illegal uplo=empty', nfail, before)
 end subroutine t_chbmv
 
 subroutine t_chbmv_1(nfail)
@@ -15857,6 +17654,78 @@ subroutine t_chbmv_10(nfail)
   call chk_dev_vec('chbmv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('chbmv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_chbmv_10
+
+subroutine t_chbmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hbmv(A_h, x_h, y_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chbmv host illegal uplo=empty', st, msg, 'cf_hbmv: argument uplo = ', nfail)
+  call chk('chbmv host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('chbmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('chbmv host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_chbmv_11
+
+subroutine t_chbmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hbmv(A_h, x_h, y_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('chbmv host illegal uplo=x', st, msg, 'cf_hbmv: argument uplo = ', nfail)
+  call chk('chbmv host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('chbmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('chbmv host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_chbmv_12
+
+subroutine t_chbmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable :: y_p(:,:)
+  type(cf_matrix_c32) :: d_y
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hbmv(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 6), d_y%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chbmv dev illegal uplo=empty', st, msg, 'cf_hbmv: argument uplo = ', nfail)
+  call chk_dev_mat('chbmv dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('chbmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('chbmv dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_chbmv_13
 subroutine t_zhbmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -16021,6 +17890,15 @@ subroutine t_chpmv(nfail)
   before = nfail
   call t_chpmv_10(nfail)
   call passed('chpmv dev mismatch y(1)', nfail, before)
+  before = nfail
+  call t_chpmv_11(nfail)
+  call passed('chpmv host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_chpmv_12(nfail)
+  call passed('chpmv host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_chpmv_13(nfail)
+  call passed('chpmv dev illegal uplo=empty', nfail, before)
 end subroutine t_chpmv
 
 subroutine t_chpmv_1(nfail)
@@ -16290,6 +18168,78 @@ subroutine t_chpmv_10(nfail)
   call chk_dev_vec('chpmv dev mismatch y(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_vec('chpmv dev mismatch y(1)' // ' y untouched', d_y, y_p, y_h, nfail)
 end subroutine t_chpmv_10
+
+subroutine t_chpmv_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hpmv(AP_h, x_h, y_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chpmv host illegal uplo=empty', st, msg, 'cf_hpmv: argument uplo = ', nfail)
+  call chk('chpmv host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('chpmv host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('chpmv host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_chpmv_11
+
+subroutine t_chpmv_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(AP_h, AP_r, 15)
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hpmv(AP_h, x_h, y_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('chpmv host illegal uplo=x', st, msg, 'cf_hpmv: argument uplo = ', nfail)
+  call chk('chpmv host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+  call chk('chpmv host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('chpmv host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+end subroutine t_chpmv_12
+
+subroutine t_chpmv_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex), allocatable :: AP_p(:)
+  type(cf_vector_c32) :: d_AP
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable :: y_p(:,:)
+  type(cf_matrix_c32) :: d_y
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hpmv(d_AP%sub(3, 17), d_x%row(2, 2, 6), d_y%row(2, 2, 6), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chpmv dev illegal uplo=empty', st, msg, 'cf_hpmv: argument uplo = ', nfail)
+  call chk_dev_pack('chpmv dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+  call chk_dev_vec('chpmv dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('chpmv dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+end subroutine t_chpmv_13
 subroutine t_zhpmv(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -16454,6 +18404,15 @@ subroutine t_cher(nfail)
   before = nfail
   call t_cher_10(nfail)
   call passed('cher dev mismatch A(2)', nfail, before)
+  before = nfail
+  call t_cher_11(nfail)
+  call passed('cher host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cher_12(nfail)
+  call passed('cher host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_cher_13(nfail)
+  call passed('cher dev illegal uplo=empty', nfail, before)
 end subroutine t_cher
 
 subroutine t_cher_1(nfail)
@@ -16653,6 +18612,60 @@ subroutine t_cher_10(nfail)
   call chk_dev_vec('cher dev mismatch A(2)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_mat('cher dev mismatch A(2)' // ' A untouched', d_A, A_p, A_h, nfail)
 end subroutine t_cher_10
+
+subroutine t_cher_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = 1_c_float
+  call cf_her(x_h, A_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cher host illegal uplo=empty', st, msg, 'cf_her: argument uplo = ', nfail)
+  call chk('cher host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('cher host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_cher_11
+
+subroutine t_cher_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = 1_c_float
+  call cf_her(x_h, A_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('cher host illegal uplo=x', st, msg, 'cf_her: argument uplo = ', nfail)
+  call chk('cher host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('cher host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_cher_12
+
+subroutine t_cher_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  sc_alpha = 1_c_float
+  call cf_her(d_x%row(2, 2, 6), d_A%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cher dev illegal uplo=empty', st, msg, 'cf_her: argument uplo = ', nfail)
+  call chk_dev_vec('cher dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_mat('cher dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+end subroutine t_cher_13
 subroutine t_zher(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -16792,6 +18805,15 @@ subroutine t_cher2(nfail)
   before = nfail
   call t_cher2_12(nfail)
   call passed('cher2 dev mismatch A(2)', nfail, before)
+  before = nfail
+  call t_cher2_13(nfail)
+  call passed('cher2 host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cher2_14(nfail)
+  call passed('cher2 host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_cher2_15(nfail)
+  call passed('cher2 dev illegal uplo=empty', nfail, before)
 end subroutine t_cher2
 
 subroutine t_cher2_1(nfail)
@@ -17088,6 +19110,72 @@ subroutine t_cher2_12(nfail)
   call chk_dev_vec('cher2 dev mismatch A(2)' // ' y untouched', d_y, y_p, y_h, nfail)
   call chk_dev_mat('cher2 dev mismatch A(2)' // ' A untouched', d_A, A_p, A_h, nfail)
 end subroutine t_cher2_12
+
+subroutine t_cher2_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  call cf_her2(x_h, y_h, A_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cher2 host illegal uplo=empty', st, msg, 'cf_her2: argument uplo = ', nfail)
+  call chk('cher2 host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('cher2 host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+  call chk('cher2 host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_cher2_13
+
+subroutine t_cher2_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(A_h, A_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  call cf_her2(x_h, y_h, A_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('cher2 host illegal uplo=x', st, msg, 'cf_her2: argument uplo = ', nfail)
+  call chk('cher2 host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('cher2 host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+  call chk('cher2 host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+end subroutine t_cher2_14
+
+subroutine t_cher2_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable :: y_p(:,:)
+  type(cf_matrix_c32) :: d_y
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  call mk(A_h, A_r, 5, 5)
+  call dev_mat(d_A, A_p, A_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  call cf_her2(d_x%row(2, 2, 6), d_y%row(2, 2, 6), d_A%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cher2 dev illegal uplo=empty', st, msg, 'cf_her2: argument uplo = ', nfail)
+  call chk_dev_vec('cher2 dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('cher2 dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+  call chk_dev_mat('cher2 dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+end subroutine t_cher2_15
 subroutine t_zher2(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -17238,6 +19326,15 @@ subroutine t_chpr(nfail)
   before = nfail
   call t_chpr_8(nfail)
   call passed('chpr dev mismatch AP(1)', nfail, before)
+  before = nfail
+  call t_chpr_9(nfail)
+  call passed('chpr host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_chpr_10(nfail)
+  call passed('chpr host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_chpr_11(nfail)
+  call passed('chpr dev illegal uplo=empty', nfail, before)
 end subroutine t_chpr
 
 subroutine t_chpr_1(nfail)
@@ -17399,6 +19496,60 @@ subroutine t_chpr_8(nfail)
   call chk_dev_vec('chpr dev mismatch AP(1)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_pack('chpr dev mismatch AP(1)' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
 end subroutine t_chpr_8
+
+subroutine t_chpr_9(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = 1_c_float
+  call cf_hpr(x_h, AP_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chpr host illegal uplo=empty', st, msg, 'cf_hpr: argument uplo = ', nfail)
+  call chk('chpr host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('chpr host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_chpr_9
+
+subroutine t_chpr_10(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = 1_c_float
+  call cf_hpr(x_h, AP_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('chpr host illegal uplo=x', st, msg, 'cf_hpr: argument uplo = ', nfail)
+  call chk('chpr host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('chpr host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_chpr_10
+
+subroutine t_chpr_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex), allocatable :: AP_p(:)
+  type(cf_vector_c32) :: d_AP
+  real(c_float) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  sc_alpha = 1_c_float
+  call cf_hpr(d_x%row(2, 2, 6), d_AP%sub(3, 17), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chpr dev illegal uplo=empty', st, msg, 'cf_hpr: argument uplo = ', nfail)
+  call chk_dev_vec('chpr dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_pack('chpr dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+end subroutine t_chpr_11
 subroutine t_zhpr(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -17532,6 +19683,15 @@ subroutine t_chpr2(nfail)
   before = nfail
   call t_chpr2_10(nfail)
   call passed('chpr2 dev mismatch AP(1)', nfail, before)
+  before = nfail
+  call t_chpr2_11(nfail)
+  call passed('chpr2 host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_chpr2_12(nfail)
+  call passed('chpr2 host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_chpr2_13(nfail)
+  call passed('chpr2 dev illegal uplo=empty', nfail, before)
 end subroutine t_chpr2
 
 subroutine t_chpr2_1(nfail)
@@ -17781,6 +19941,72 @@ subroutine t_chpr2_10(nfail)
   call chk_dev_vec('chpr2 dev mismatch AP(1)' // ' y untouched', d_y, y_p, y_h, nfail)
   call chk_dev_pack('chpr2 dev mismatch AP(1)' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
 end subroutine t_chpr2_10
+
+subroutine t_chpr2_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  call cf_hpr2(x_h, y_h, AP_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chpr2 host illegal uplo=empty', st, msg, 'cf_hpr2: argument uplo = ', nfail)
+  call chk('chpr2 host illegal uplo=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('chpr2 host illegal uplo=empty' // ' y untouched', y_h, y_r, nfail)
+  call chk('chpr2 host illegal uplo=empty' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_chpr2_11
+
+subroutine t_chpr2_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call mk(y_h, y_r, 5)
+  call mk(AP_h, AP_r, 15)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  call cf_hpr2(x_h, y_h, AP_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('chpr2 host illegal uplo=x', st, msg, 'cf_hpr2: argument uplo = ', nfail)
+  call chk('chpr2 host illegal uplo=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('chpr2 host illegal uplo=x' // ' y untouched', y_h, y_r, nfail)
+  call chk('chpr2 host illegal uplo=x' // ' AP untouched', AP_h, AP_r, nfail)
+end subroutine t_chpr2_12
+
+subroutine t_chpr2_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: x_h(:), x_r(:)
+  complex(c_float_complex), allocatable :: x_p(:,:)
+  type(cf_matrix_c32) :: d_x
+  complex(c_float_complex), allocatable, target :: y_h(:), y_r(:)
+  complex(c_float_complex), allocatable :: y_p(:,:)
+  type(cf_matrix_c32) :: d_y
+  complex(c_float_complex), allocatable, target :: AP_h(:), AP_r(:)
+  complex(c_float_complex), allocatable :: AP_p(:)
+  type(cf_vector_c32) :: d_AP
+  complex(c_float_complex) :: sc_alpha
+  call mk(x_h, x_r, 5)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(y_h, y_r, 5)
+  call dev_vec(d_y, y_p, y_h)
+  call mk(AP_h, AP_r, 15)
+  call dev_pack(d_AP, AP_p, AP_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  call cf_hpr2(d_x%row(2, 2, 6), d_y%row(2, 2, 6), d_AP%sub(3, 17), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chpr2 dev illegal uplo=empty', st, msg, 'cf_hpr2: argument uplo = ', nfail)
+  call chk_dev_vec('chpr2 dev illegal uplo=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_vec('chpr2 dev illegal uplo=empty' // ' y untouched', d_y, y_p, y_h, nfail)
+  call chk_dev_pack('chpr2 dev illegal uplo=empty' // ' AP untouched', d_AP, AP_p, AP_h, nfail)
+end subroutine t_chpr2_13
 subroutine t_zhpr2(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -17955,6 +20181,24 @@ subroutine t_sgemm(nfail)
   before = nfail
   call t_sgemm_16(nfail)
   call passed('sgemm dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_sgemm_17(nfail)
+  call passed('sgemm host illegal transa=empty', nfail, before)
+  before = nfail
+  call t_sgemm_18(nfail)
+  call passed('sgemm host illegal transa=x', nfail, before)
+  before = nfail
+  call t_sgemm_19(nfail)
+  call passed('sgemm host illegal transb=empty', nfail, before)
+  before = nfail
+  call t_sgemm_20(nfail)
+  call passed('sgemm host illegal transb=x', nfail, before)
+  before = nfail
+  call t_sgemm_21(nfail)
+  call passed('sgemm dev illegal transa=empty', nfail, before)
+  before = nfail
+  call t_sgemm_22(nfail)
+  call passed('sgemm dev illegal transb=empty', nfail, before)
 end subroutine t_sgemm
 
 subroutine t_sgemm_1(nfail)
@@ -18377,6 +20621,150 @@ subroutine t_sgemm_16(nfail)
   call chk_dev_mat('sgemm dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('sgemm dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_sgemm_16
+
+subroutine t_sgemm_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm(A_h, B_h, C_h, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm host illegal transa=empty', st, msg, 'cf_gemm: argument transa = ', nfail)
+  call chk('sgemm host illegal transa=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm host illegal transa=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm host illegal transa=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_17
+
+subroutine t_sgemm_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm(A_h, B_h, C_h, transa='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm host illegal transa=x', st, msg, 'cf_gemm: argument transa = ', nfail)
+  call chk('sgemm host illegal transa=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm host illegal transa=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm host illegal transa=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_18
+
+subroutine t_sgemm_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm(A_h, B_h, C_h, transb='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm host illegal transb=empty', st, msg, 'cf_gemm: argument transb = ', nfail)
+  call chk('sgemm host illegal transb=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm host illegal transb=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm host illegal transb=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_19
+
+subroutine t_sgemm_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm(A_h, B_h, C_h, transb='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm host illegal transb=x', st, msg, 'cf_gemm: argument transb = ', nfail)
+  call chk('sgemm host illegal transb=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm host illegal transb=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm host illegal transb=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_20
+
+subroutine t_sgemm_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 6, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm(d_A%sub(2, 8, 3, 8), d_B%sub(2, 7, 3, 7), d_C%sub(2, 8, 3, 7), transa='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm dev illegal transa=empty', st, msg, 'cf_gemm: argument transa = ', nfail)
+  call chk_dev_mat('sgemm dev illegal transa=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('sgemm dev illegal transa=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('sgemm dev illegal transa=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_sgemm_21
+
+subroutine t_sgemm_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 6, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm(d_A%sub(2, 8, 3, 8), d_B%sub(2, 7, 3, 7), d_C%sub(2, 8, 3, 7), transb='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm dev illegal transb=empty', st, msg, 'cf_gemm: argument transb = ', nfail)
+  call chk_dev_mat('sgemm dev illegal transb=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('sgemm dev illegal transb=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('sgemm dev illegal transb=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_sgemm_22
 subroutine t_dgemm(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -18821,6 +21209,24 @@ subroutine t_cgemm3m(nfail)
   before = nfail
   call t_cgemm3m_16(nfail)
   call passed('cgemm3m dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_cgemm3m_17(nfail)
+  call passed('cgemm3m host illegal transa=empty', nfail, before)
+  before = nfail
+  call t_cgemm3m_18(nfail)
+  call passed('cgemm3m host illegal transa=x', nfail, before)
+  before = nfail
+  call t_cgemm3m_19(nfail)
+  call passed('cgemm3m host illegal transb=empty', nfail, before)
+  before = nfail
+  call t_cgemm3m_20(nfail)
+  call passed('cgemm3m host illegal transb=x', nfail, before)
+  before = nfail
+  call t_cgemm3m_21(nfail)
+  call passed('cgemm3m dev illegal transa=empty', nfail, before)
+  before = nfail
+  call t_cgemm3m_22(nfail)
+  call passed('cgemm3m dev illegal transb=empty', nfail, before)
 end subroutine t_cgemm3m
 
 subroutine t_cgemm3m_1(nfail)
@@ -19243,6 +21649,152 @@ subroutine t_cgemm3m_16(nfail)
   call chk_dev_mat('cgemm3m dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('cgemm3m dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_cgemm3m_16
+
+subroutine t_cgemm3m_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_gemm3m(A_h, B_h, C_h, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('cgemm3m host illegal transa=empty', st, msg, 'cf_gemm3m: argument transa = ', nfail)
+  call chk('cgemm3m host illegal transa=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cgemm3m host illegal transa=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('cgemm3m host illegal transa=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cgemm3m_17
+
+subroutine t_cgemm3m_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_gemm3m(A_h, B_h, C_h, transa='x', stat=st, errmsg=msg)
+  call expect_mismatch('cgemm3m host illegal transa=x', st, msg, 'cf_gemm3m: argument transa = ', nfail)
+  call chk('cgemm3m host illegal transa=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cgemm3m host illegal transa=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('cgemm3m host illegal transa=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cgemm3m_18
+
+subroutine t_cgemm3m_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_gemm3m(A_h, B_h, C_h, transb='', stat=st, errmsg=msg)
+  call expect_mismatch('cgemm3m host illegal transb=empty', st, msg, 'cf_gemm3m: argument transb = ', nfail)
+  call chk('cgemm3m host illegal transb=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cgemm3m host illegal transb=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('cgemm3m host illegal transb=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cgemm3m_19
+
+subroutine t_cgemm3m_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call mk(B_h, B_r, 6, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_gemm3m(A_h, B_h, C_h, transb='x', stat=st, errmsg=msg)
+  call expect_mismatch('cgemm3m host illegal transb=x', st, msg, 'cf_gemm3m: argument transb = ', nfail)
+  call chk('cgemm3m host illegal transb=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cgemm3m host illegal transb=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('cgemm3m host illegal transb=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cgemm3m_20
+
+subroutine t_cgemm3m_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 6, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_gemm3m(d_A%sub(2, 8, 3, 8), d_B%sub(2, 7, 3, 7), d_C%sub(2, 8, 3, 7), transa='', stat=st, &
+      errmsg=msg)
+  call expect_mismatch('cgemm3m dev illegal transa=empty', st, msg, 'cf_gemm3m: argument transa = ', nfail)
+  call chk_dev_mat('cgemm3m dev illegal transa=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cgemm3m dev illegal transa=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('cgemm3m dev illegal transa=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cgemm3m_21
+
+subroutine t_cgemm3m_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 6, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_gemm3m(d_A%sub(2, 8, 3, 8), d_B%sub(2, 7, 3, 7), d_C%sub(2, 8, 3, 7), transb='', stat=st, &
+      errmsg=msg)
+  call expect_mismatch('cgemm3m dev illegal transb=empty', st, msg, 'cf_gemm3m: argument transb = ', nfail)
+  call chk_dev_mat('cgemm3m dev illegal transb=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cgemm3m dev illegal transb=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('cgemm3m dev illegal transb=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cgemm3m_22
 subroutine t_zgemm3m(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -19425,6 +21977,24 @@ subroutine t_ssymm(nfail)
   before = nfail
   call t_ssymm_16(nfail)
   call passed('ssymm dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_ssymm_17(nfail)
+  call passed('ssymm host illegal side=empty', nfail, before)
+  before = nfail
+  call t_ssymm_18(nfail)
+  call passed('ssymm host illegal side=x', nfail, before)
+  before = nfail
+  call t_ssymm_19(nfail)
+  call passed('ssymm host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssymm_20(nfail)
+  call passed('ssymm host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssymm_21(nfail)
+  call passed('ssymm dev illegal side=empty', nfail, before)
+  before = nfail
+  call t_ssymm_22(nfail)
+  call passed('ssymm dev illegal uplo=empty', nfail, before)
 end subroutine t_ssymm
 
 subroutine t_ssymm_1(nfail)
@@ -19847,6 +22417,150 @@ subroutine t_ssymm_16(nfail)
   call chk_dev_mat('ssymm dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('ssymm dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_ssymm_16
+
+subroutine t_ssymm_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symm(A_h, B_h, C_h, side='', stat=st, errmsg=msg)
+  call expect_mismatch('ssymm host illegal side=empty', st, msg, 'cf_symm: argument side = ', nfail)
+  call chk('ssymm host illegal side=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssymm host illegal side=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssymm host illegal side=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssymm_17
+
+subroutine t_ssymm_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symm(A_h, B_h, C_h, side='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssymm host illegal side=x', st, msg, 'cf_symm: argument side = ', nfail)
+  call chk('ssymm host illegal side=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssymm host illegal side=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssymm host illegal side=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssymm_18
+
+subroutine t_ssymm_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symm(A_h, B_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssymm host illegal uplo=empty', st, msg, 'cf_symm: argument uplo = ', nfail)
+  call chk('ssymm host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssymm host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssymm host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssymm_19
+
+subroutine t_ssymm_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symm(A_h, B_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssymm host illegal uplo=x', st, msg, 'cf_symm: argument uplo = ', nfail)
+  call chk('ssymm host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssymm host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssymm host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssymm_20
+
+subroutine t_ssymm_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), d_C%sub(2, 8, 3, 7), side='', stat=st, errmsg=msg)
+  call expect_mismatch('ssymm dev illegal side=empty', st, msg, 'cf_symm: argument side = ', nfail)
+  call chk_dev_mat('ssymm dev illegal side=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssymm dev illegal side=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('ssymm dev illegal side=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssymm_21
+
+subroutine t_ssymm_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_symm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), d_C%sub(2, 8, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssymm dev illegal uplo=empty', st, msg, 'cf_symm: argument uplo = ', nfail)
+  call chk_dev_mat('ssymm dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssymm dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('ssymm dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssymm_22
 subroutine t_dsymm(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -20291,6 +23005,24 @@ subroutine t_chemm(nfail)
   before = nfail
   call t_chemm_16(nfail)
   call passed('chemm dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_chemm_17(nfail)
+  call passed('chemm host illegal side=empty', nfail, before)
+  before = nfail
+  call t_chemm_18(nfail)
+  call passed('chemm host illegal side=x', nfail, before)
+  before = nfail
+  call t_chemm_19(nfail)
+  call passed('chemm host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_chemm_20(nfail)
+  call passed('chemm host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_chemm_21(nfail)
+  call passed('chemm dev illegal side=empty', nfail, before)
+  before = nfail
+  call t_chemm_22(nfail)
+  call passed('chemm dev illegal uplo=empty', nfail, before)
 end subroutine t_chemm
 
 subroutine t_chemm_1(nfail)
@@ -20713,6 +23445,150 @@ subroutine t_chemm_16(nfail)
   call chk_dev_mat('chemm dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('chemm dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_chemm_16
+
+subroutine t_chemm_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemm(A_h, B_h, C_h, side='', stat=st, errmsg=msg)
+  call expect_mismatch('chemm host illegal side=empty', st, msg, 'cf_hemm: argument side = ', nfail)
+  call chk('chemm host illegal side=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('chemm host illegal side=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('chemm host illegal side=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_chemm_17
+
+subroutine t_chemm_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemm(A_h, B_h, C_h, side='x', stat=st, errmsg=msg)
+  call expect_mismatch('chemm host illegal side=x', st, msg, 'cf_hemm: argument side = ', nfail)
+  call chk('chemm host illegal side=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('chemm host illegal side=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('chemm host illegal side=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_chemm_18
+
+subroutine t_chemm_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemm(A_h, B_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chemm host illegal uplo=empty', st, msg, 'cf_hemm: argument uplo = ', nfail)
+  call chk('chemm host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('chemm host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('chemm host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_chemm_19
+
+subroutine t_chemm_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemm(A_h, B_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('chemm host illegal uplo=x', st, msg, 'cf_hemm: argument uplo = ', nfail)
+  call chk('chemm host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('chemm host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('chemm host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_chemm_20
+
+subroutine t_chemm_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), d_C%sub(2, 8, 3, 7), side='', stat=st, errmsg=msg)
+  call expect_mismatch('chemm dev illegal side=empty', st, msg, 'cf_hemm: argument side = ', nfail)
+  call chk_dev_mat('chemm dev illegal side=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('chemm dev illegal side=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('chemm dev illegal side=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_chemm_21
+
+subroutine t_chemm_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  complex(c_float_complex) :: sc_beta
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = cmplx(0, 0, kind=c_float)
+  call cf_hemm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), d_C%sub(2, 8, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('chemm dev illegal uplo=empty', st, msg, 'cf_hemm: argument uplo = ', nfail)
+  call chk_dev_mat('chemm dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('chemm dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('chemm dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_chemm_22
 subroutine t_zhemm(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -20877,6 +23753,24 @@ subroutine t_ssyrk(nfail)
   before = nfail
   call t_ssyrk_10(nfail)
   call passed('ssyrk dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_ssyrk_11(nfail)
+  call passed('ssyrk host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyrk_12(nfail)
+  call passed('ssyrk host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssyrk_13(nfail)
+  call passed('ssyrk host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_ssyrk_14(nfail)
+  call passed('ssyrk host illegal trans=x', nfail, before)
+  before = nfail
+  call t_ssyrk_15(nfail)
+  call passed('ssyrk dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyrk_16(nfail)
+  call passed('ssyrk dev illegal trans=empty', nfail, before)
 end subroutine t_ssyrk
 
 subroutine t_ssyrk_1(nfail)
@@ -21101,6 +23995,126 @@ subroutine t_ssyrk_10(nfail)
   call chk_dev_mat('ssyrk dev mismatch C(2)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_mat('ssyrk dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_ssyrk_10
+
+subroutine t_ssyrk_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrk(A_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrk host illegal uplo=empty', st, msg, 'cf_syrk: argument uplo = ', nfail)
+  call chk('ssyrk host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrk host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrk_11
+
+subroutine t_ssyrk_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrk(A_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrk host illegal uplo=x', st, msg, 'cf_syrk: argument uplo = ', nfail)
+  call chk('ssyrk host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrk host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrk_12
+
+subroutine t_ssyrk_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrk(A_h, C_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrk host illegal trans=empty', st, msg, 'cf_syrk: argument trans = ', nfail)
+  call chk('ssyrk host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrk host illegal trans=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrk_13
+
+subroutine t_ssyrk_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrk(A_h, C_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrk host illegal trans=x', st, msg, 'cf_syrk: argument trans = ', nfail)
+  call chk('ssyrk host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrk host illegal trans=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrk_14
+
+subroutine t_ssyrk_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrk(d_A%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrk dev illegal uplo=empty', st, msg, 'cf_syrk: argument uplo = ', nfail)
+  call chk_dev_mat('ssyrk dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssyrk dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssyrk_15
+
+subroutine t_ssyrk_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrk(d_A%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrk dev illegal trans=empty', st, msg, 'cf_syrk: argument trans = ', nfail)
+  call chk_dev_mat('ssyrk dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssyrk dev illegal trans=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssyrk_16
 subroutine t_dsyrk(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -21473,6 +24487,24 @@ subroutine t_cherk(nfail)
   before = nfail
   call t_cherk_10(nfail)
   call passed('cherk dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_cherk_11(nfail)
+  call passed('cherk host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cherk_12(nfail)
+  call passed('cherk host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_cherk_13(nfail)
+  call passed('cherk host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_cherk_14(nfail)
+  call passed('cherk host illegal trans=x', nfail, before)
+  before = nfail
+  call t_cherk_15(nfail)
+  call passed('cherk dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cherk_16(nfail)
+  call passed('cherk dev illegal trans=empty', nfail, before)
 end subroutine t_cherk
 
 subroutine t_cherk_1(nfail)
@@ -21697,6 +24729,126 @@ subroutine t_cherk_10(nfail)
   call chk_dev_mat('cherk dev mismatch C(2)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_mat('cherk dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_cherk_10
+
+subroutine t_cherk_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_herk(A_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cherk host illegal uplo=empty', st, msg, 'cf_herk: argument uplo = ', nfail)
+  call chk('cherk host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherk host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherk_11
+
+subroutine t_cherk_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_herk(A_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('cherk host illegal uplo=x', st, msg, 'cf_herk: argument uplo = ', nfail)
+  call chk('cherk host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherk host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherk_12
+
+subroutine t_cherk_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_herk(A_h, C_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('cherk host illegal trans=empty', st, msg, 'cf_herk: argument trans = ', nfail)
+  call chk('cherk host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherk host illegal trans=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherk_13
+
+subroutine t_cherk_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_herk(A_h, C_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('cherk host illegal trans=x', st, msg, 'cf_herk: argument trans = ', nfail)
+  call chk('cherk host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherk host illegal trans=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherk_14
+
+subroutine t_cherk_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_herk(d_A%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cherk dev illegal uplo=empty', st, msg, 'cf_herk: argument uplo = ', nfail)
+  call chk_dev_mat('cherk dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cherk dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cherk_15
+
+subroutine t_cherk_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_herk(d_A%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('cherk dev illegal trans=empty', st, msg, 'cf_herk: argument trans = ', nfail)
+  call chk_dev_mat('cherk dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cherk dev illegal trans=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cherk_16
 subroutine t_zherk(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -21861,6 +25013,24 @@ subroutine t_ssyr2k(nfail)
   before = nfail
   call t_ssyr2k_16(nfail)
   call passed('ssyr2k dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_ssyr2k_17(nfail)
+  call passed('ssyr2k host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyr2k_18(nfail)
+  call passed('ssyr2k host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssyr2k_19(nfail)
+  call passed('ssyr2k host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_ssyr2k_20(nfail)
+  call passed('ssyr2k host illegal trans=x', nfail, before)
+  before = nfail
+  call t_ssyr2k_21(nfail)
+  call passed('ssyr2k dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyr2k_22(nfail)
+  call passed('ssyr2k dev illegal trans=empty', nfail, before)
 end subroutine t_ssyr2k
 
 subroutine t_ssyr2k_1(nfail)
@@ -22283,6 +25453,150 @@ subroutine t_ssyr2k_16(nfail)
   call chk_dev_mat('ssyr2k dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('ssyr2k dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_ssyr2k_16
+
+subroutine t_ssyr2k_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syr2k(A_h, B_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2k host illegal uplo=empty', st, msg, 'cf_syr2k: argument uplo = ', nfail)
+  call chk('ssyr2k host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyr2k host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyr2k host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyr2k_17
+
+subroutine t_ssyr2k_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syr2k(A_h, B_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2k host illegal uplo=x', st, msg, 'cf_syr2k: argument uplo = ', nfail)
+  call chk('ssyr2k host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyr2k host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyr2k host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyr2k_18
+
+subroutine t_ssyr2k_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syr2k(A_h, B_h, C_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2k host illegal trans=empty', st, msg, 'cf_syr2k: argument trans = ', nfail)
+  call chk('ssyr2k host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyr2k host illegal trans=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyr2k host illegal trans=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyr2k_19
+
+subroutine t_ssyr2k_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syr2k(A_h, B_h, C_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2k host illegal trans=x', st, msg, 'cf_syr2k: argument trans = ', nfail)
+  call chk('ssyr2k host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyr2k host illegal trans=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyr2k host illegal trans=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyr2k_20
+
+subroutine t_ssyr2k_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syr2k(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2k dev illegal uplo=empty', st, msg, 'cf_syr2k: argument uplo = ', nfail)
+  call chk_dev_mat('ssyr2k dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssyr2k dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('ssyr2k dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssyr2k_21
+
+subroutine t_ssyr2k_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syr2k(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyr2k dev illegal trans=empty', st, msg, 'cf_syr2k: argument trans = ', nfail)
+  call chk_dev_mat('ssyr2k dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssyr2k dev illegal trans=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('ssyr2k dev illegal trans=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssyr2k_22
 subroutine t_dsyr2k(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -22727,6 +26041,24 @@ subroutine t_cher2k(nfail)
   before = nfail
   call t_cher2k_16(nfail)
   call passed('cher2k dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_cher2k_17(nfail)
+  call passed('cher2k host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cher2k_18(nfail)
+  call passed('cher2k host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_cher2k_19(nfail)
+  call passed('cher2k host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_cher2k_20(nfail)
+  call passed('cher2k host illegal trans=x', nfail, before)
+  before = nfail
+  call t_cher2k_21(nfail)
+  call passed('cher2k dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cher2k_22(nfail)
+  call passed('cher2k dev illegal trans=empty', nfail, before)
 end subroutine t_cher2k
 
 subroutine t_cher2k_1(nfail)
@@ -23149,6 +26481,150 @@ subroutine t_cher2k_16(nfail)
   call chk_dev_mat('cher2k dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('cher2k dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_cher2k_16
+
+subroutine t_cher2k_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_her2k(A_h, B_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cher2k host illegal uplo=empty', st, msg, 'cf_her2k: argument uplo = ', nfail)
+  call chk('cher2k host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cher2k host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('cher2k host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cher2k_17
+
+subroutine t_cher2k_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_her2k(A_h, B_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('cher2k host illegal uplo=x', st, msg, 'cf_her2k: argument uplo = ', nfail)
+  call chk('cher2k host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cher2k host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('cher2k host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cher2k_18
+
+subroutine t_cher2k_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_her2k(A_h, B_h, C_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('cher2k host illegal trans=empty', st, msg, 'cf_her2k: argument trans = ', nfail)
+  call chk('cher2k host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cher2k host illegal trans=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('cher2k host illegal trans=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cher2k_19
+
+subroutine t_cher2k_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_her2k(A_h, B_h, C_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('cher2k host illegal trans=x', st, msg, 'cf_her2k: argument trans = ', nfail)
+  call chk('cher2k host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cher2k host illegal trans=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('cher2k host illegal trans=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cher2k_20
+
+subroutine t_cher2k_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_her2k(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cher2k dev illegal uplo=empty', st, msg, 'cf_her2k: argument uplo = ', nfail)
+  call chk_dev_mat('cher2k dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cher2k dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('cher2k dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cher2k_21
+
+subroutine t_cher2k_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_her2k(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('cher2k dev illegal trans=empty', st, msg, 'cf_her2k: argument trans = ', nfail)
+  call chk_dev_mat('cher2k dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cher2k dev illegal trans=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('cher2k dev illegal trans=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cher2k_22
 subroutine t_zher2k(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -23331,6 +26807,24 @@ subroutine t_ssyrkx(nfail)
   before = nfail
   call t_ssyrkx_16(nfail)
   call passed('ssyrkx dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_ssyrkx_17(nfail)
+  call passed('ssyrkx host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyrkx_18(nfail)
+  call passed('ssyrkx host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_ssyrkx_19(nfail)
+  call passed('ssyrkx host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_ssyrkx_20(nfail)
+  call passed('ssyrkx host illegal trans=x', nfail, before)
+  before = nfail
+  call t_ssyrkx_21(nfail)
+  call passed('ssyrkx dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_ssyrkx_22(nfail)
+  call passed('ssyrkx dev illegal trans=empty', nfail, before)
 end subroutine t_ssyrkx
 
 subroutine t_ssyrkx_1(nfail)
@@ -23753,6 +27247,150 @@ subroutine t_ssyrkx_16(nfail)
   call chk_dev_mat('ssyrkx dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('ssyrkx dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_ssyrkx_16
+
+subroutine t_ssyrkx_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrkx(A_h, B_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrkx host illegal uplo=empty', st, msg, 'cf_syrkx: argument uplo = ', nfail)
+  call chk('ssyrkx host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrkx host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyrkx host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrkx_17
+
+subroutine t_ssyrkx_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrkx(A_h, B_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrkx host illegal uplo=x', st, msg, 'cf_syrkx: argument uplo = ', nfail)
+  call chk('ssyrkx host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrkx host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyrkx host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrkx_18
+
+subroutine t_ssyrkx_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrkx(A_h, B_h, C_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrkx host illegal trans=empty', st, msg, 'cf_syrkx: argument trans = ', nfail)
+  call chk('ssyrkx host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrkx host illegal trans=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyrkx host illegal trans=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrkx_19
+
+subroutine t_ssyrkx_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrkx(A_h, B_h, C_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrkx host illegal trans=x', st, msg, 'cf_syrkx: argument trans = ', nfail)
+  call chk('ssyrkx host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('ssyrkx host illegal trans=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('ssyrkx host illegal trans=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_ssyrkx_20
+
+subroutine t_ssyrkx_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrkx(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrkx dev illegal uplo=empty', st, msg, 'cf_syrkx: argument uplo = ', nfail)
+  call chk_dev_mat('ssyrkx dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssyrkx dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('ssyrkx dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssyrkx_21
+
+subroutine t_ssyrkx_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_syrkx(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('ssyrkx dev illegal trans=empty', st, msg, 'cf_syrkx: argument trans = ', nfail)
+  call chk_dev_mat('ssyrkx dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('ssyrkx dev illegal trans=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('ssyrkx dev illegal trans=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_ssyrkx_22
 subroutine t_dsyrkx(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -24197,6 +27835,24 @@ subroutine t_cherkx(nfail)
   before = nfail
   call t_cherkx_16(nfail)
   call passed('cherkx dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_cherkx_17(nfail)
+  call passed('cherkx host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cherkx_18(nfail)
+  call passed('cherkx host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_cherkx_19(nfail)
+  call passed('cherkx host illegal trans=empty', nfail, before)
+  before = nfail
+  call t_cherkx_20(nfail)
+  call passed('cherkx host illegal trans=x', nfail, before)
+  before = nfail
+  call t_cherkx_21(nfail)
+  call passed('cherkx dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_cherkx_22(nfail)
+  call passed('cherkx dev illegal trans=empty', nfail, before)
 end subroutine t_cherkx
 
 subroutine t_cherkx_1(nfail)
@@ -24619,6 +28275,150 @@ subroutine t_cherkx_16(nfail)
   call chk_dev_mat('cherkx dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('cherkx dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_cherkx_16
+
+subroutine t_cherkx_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_herkx(A_h, B_h, C_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cherkx host illegal uplo=empty', st, msg, 'cf_herkx: argument uplo = ', nfail)
+  call chk('cherkx host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherkx host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('cherkx host illegal uplo=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherkx_17
+
+subroutine t_cherkx_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_herkx(A_h, B_h, C_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('cherkx host illegal uplo=x', st, msg, 'cf_herkx: argument uplo = ', nfail)
+  call chk('cherkx host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherkx host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('cherkx host illegal uplo=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherkx_18
+
+subroutine t_cherkx_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_herkx(A_h, B_h, C_h, trans='', stat=st, errmsg=msg)
+  call expect_mismatch('cherkx host illegal trans=empty', st, msg, 'cf_herkx: argument trans = ', nfail)
+  call chk('cherkx host illegal trans=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherkx host illegal trans=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('cherkx host illegal trans=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherkx_19
+
+subroutine t_cherkx_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call mk(B_h, B_r, 5, 6)
+  call mk(C_h, C_r, 5, 5)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_herkx(A_h, B_h, C_h, trans='x', stat=st, errmsg=msg)
+  call expect_mismatch('cherkx host illegal trans=x', st, msg, 'cf_herkx: argument trans = ', nfail)
+  call chk('cherkx host illegal trans=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('cherkx host illegal trans=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('cherkx host illegal trans=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_cherkx_20
+
+subroutine t_cherkx_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_herkx(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('cherkx dev illegal uplo=empty', st, msg, 'cf_herkx: argument uplo = ', nfail)
+  call chk_dev_mat('cherkx dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cherkx dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('cherkx dev illegal uplo=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cherkx_21
+
+subroutine t_cherkx_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  complex(c_float_complex), allocatable, target :: A_h(:,:), A_r(:,:)
+  complex(c_float_complex), allocatable :: A_p(:,:)
+  type(cf_matrix_c32) :: d_A
+  complex(c_float_complex), allocatable, target :: B_h(:,:), B_r(:,:)
+  complex(c_float_complex), allocatable :: B_p(:,:)
+  type(cf_matrix_c32) :: d_B
+  complex(c_float_complex), allocatable, target :: C_h(:,:), C_r(:,:)
+  complex(c_float_complex), allocatable :: C_p(:,:)
+  type(cf_matrix_c32) :: d_C
+  complex(c_float_complex) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 5, 6)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 5, 6)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 5, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = cmplx(1, 0, kind=c_float)
+  sc_beta = 0_c_float
+  call cf_herkx(d_A%sub(2, 6, 3, 8), d_B%sub(2, 6, 3, 8), d_C%sub(2, 6, 3, 7), trans='', stat=st, errmsg=msg)
+  call expect_mismatch('cherkx dev illegal trans=empty', st, msg, 'cf_herkx: argument trans = ', nfail)
+  call chk_dev_mat('cherkx dev illegal trans=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('cherkx dev illegal trans=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('cherkx dev illegal trans=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_cherkx_22
 subroutine t_zherkx(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -24783,6 +28583,42 @@ subroutine t_strmm(nfail)
   before = nfail
   call t_strmm_10(nfail)
   call passed('strmm dev mismatch B(1)', nfail, before)
+  before = nfail
+  call t_strmm_11(nfail)
+  call passed('strmm host illegal side=empty', nfail, before)
+  before = nfail
+  call t_strmm_12(nfail)
+  call passed('strmm host illegal side=x', nfail, before)
+  before = nfail
+  call t_strmm_13(nfail)
+  call passed('strmm host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strmm_14(nfail)
+  call passed('strmm host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_strmm_15(nfail)
+  call passed('strmm host illegal transa=empty', nfail, before)
+  before = nfail
+  call t_strmm_16(nfail)
+  call passed('strmm host illegal transa=x', nfail, before)
+  before = nfail
+  call t_strmm_17(nfail)
+  call passed('strmm host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_strmm_18(nfail)
+  call passed('strmm host illegal diag=x', nfail, before)
+  before = nfail
+  call t_strmm_19(nfail)
+  call passed('strmm dev illegal side=empty', nfail, before)
+  before = nfail
+  call t_strmm_20(nfail)
+  call passed('strmm dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strmm_21(nfail)
+  call passed('strmm dev illegal transa=empty', nfail, before)
+  before = nfail
+  call t_strmm_22(nfail)
+  call passed('strmm dev illegal diag=empty', nfail, before)
 end subroutine t_strmm
 
 subroutine t_strmm_1(nfail)
@@ -24987,6 +28823,222 @@ subroutine t_strmm_10(nfail)
   call chk_dev_mat('strmm dev mismatch B(1)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_mat('strmm dev mismatch B(1)' // ' B untouched', d_B, B_p, B_h, nfail)
 end subroutine t_strmm_10
+
+subroutine t_strmm_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, side='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal side=empty', st, msg, 'cf_trmm: argument side = ', nfail)
+  call chk('strmm host illegal side=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal side=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_11
+
+subroutine t_strmm_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, side='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal side=x', st, msg, 'cf_trmm: argument side = ', nfail)
+  call chk('strmm host illegal side=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal side=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_12
+
+subroutine t_strmm_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal uplo=empty', st, msg, 'cf_trmm: argument uplo = ', nfail)
+  call chk('strmm host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_13
+
+subroutine t_strmm_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal uplo=x', st, msg, 'cf_trmm: argument uplo = ', nfail)
+  call chk('strmm host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_14
+
+subroutine t_strmm_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal transa=empty', st, msg, 'cf_trmm: argument transa = ', nfail)
+  call chk('strmm host illegal transa=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal transa=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_15
+
+subroutine t_strmm_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, transa='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal transa=x', st, msg, 'cf_trmm: argument transa = ', nfail)
+  call chk('strmm host illegal transa=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal transa=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_16
+
+subroutine t_strmm_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal diag=empty', st, msg, 'cf_trmm: argument diag = ', nfail)
+  call chk('strmm host illegal diag=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal diag=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_17
+
+subroutine t_strmm_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trmm(A_h, B_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('strmm host illegal diag=x', st, msg, 'cf_trmm: argument diag = ', nfail)
+  call chk('strmm host illegal diag=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strmm host illegal diag=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strmm_18
+
+subroutine t_strmm_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trmm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), side='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm dev illegal side=empty', st, msg, 'cf_trmm: argument side = ', nfail)
+  call chk_dev_mat('strmm dev illegal side=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strmm dev illegal side=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strmm_19
+
+subroutine t_strmm_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trmm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm dev illegal uplo=empty', st, msg, 'cf_trmm: argument uplo = ', nfail)
+  call chk_dev_mat('strmm dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strmm dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strmm_20
+
+subroutine t_strmm_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trmm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), transa='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm dev illegal transa=empty', st, msg, 'cf_trmm: argument transa = ', nfail)
+  call chk_dev_mat('strmm dev illegal transa=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strmm dev illegal transa=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strmm_21
+
+subroutine t_strmm_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trmm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strmm dev illegal diag=empty', st, msg, 'cf_trmm: argument diag = ', nfail)
+  call chk_dev_mat('strmm dev illegal diag=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strmm dev illegal diag=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strmm_22
 subroutine t_dtrmm(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -25335,6 +29387,42 @@ subroutine t_strsm(nfail)
   before = nfail
   call t_strsm_10(nfail)
   call passed('strsm dev mismatch B(1)', nfail, before)
+  before = nfail
+  call t_strsm_11(nfail)
+  call passed('strsm host illegal side=empty', nfail, before)
+  before = nfail
+  call t_strsm_12(nfail)
+  call passed('strsm host illegal side=x', nfail, before)
+  before = nfail
+  call t_strsm_13(nfail)
+  call passed('strsm host illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strsm_14(nfail)
+  call passed('strsm host illegal uplo=x', nfail, before)
+  before = nfail
+  call t_strsm_15(nfail)
+  call passed('strsm host illegal transa=empty', nfail, before)
+  before = nfail
+  call t_strsm_16(nfail)
+  call passed('strsm host illegal transa=x', nfail, before)
+  before = nfail
+  call t_strsm_17(nfail)
+  call passed('strsm host illegal diag=empty', nfail, before)
+  before = nfail
+  call t_strsm_18(nfail)
+  call passed('strsm host illegal diag=x', nfail, before)
+  before = nfail
+  call t_strsm_19(nfail)
+  call passed('strsm dev illegal side=empty', nfail, before)
+  before = nfail
+  call t_strsm_20(nfail)
+  call passed('strsm dev illegal uplo=empty', nfail, before)
+  before = nfail
+  call t_strsm_21(nfail)
+  call passed('strsm dev illegal transa=empty', nfail, before)
+  before = nfail
+  call t_strsm_22(nfail)
+  call passed('strsm dev illegal diag=empty', nfail, before)
 end subroutine t_strsm
 
 subroutine t_strsm_1(nfail)
@@ -25539,6 +29627,222 @@ subroutine t_strsm_10(nfail)
   call chk_dev_mat('strsm dev mismatch B(1)' // ' A untouched', d_A, A_p, A_h, nfail)
   call chk_dev_mat('strsm dev mismatch B(1)' // ' B untouched', d_B, B_p, B_h, nfail)
 end subroutine t_strsm_10
+
+subroutine t_strsm_11(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, side='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal side=empty', st, msg, 'cf_trsm: argument side = ', nfail)
+  call chk('strsm host illegal side=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal side=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_11
+
+subroutine t_strsm_12(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, side='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal side=x', st, msg, 'cf_trsm: argument side = ', nfail)
+  call chk('strsm host illegal side=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal side=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_12
+
+subroutine t_strsm_13(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal uplo=empty', st, msg, 'cf_trsm: argument uplo = ', nfail)
+  call chk('strsm host illegal uplo=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal uplo=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_13
+
+subroutine t_strsm_14(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, uplo='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal uplo=x', st, msg, 'cf_trsm: argument uplo = ', nfail)
+  call chk('strsm host illegal uplo=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal uplo=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_14
+
+subroutine t_strsm_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal transa=empty', st, msg, 'cf_trsm: argument transa = ', nfail)
+  call chk('strsm host illegal transa=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal transa=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_15
+
+subroutine t_strsm_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, transa='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal transa=x', st, msg, 'cf_trsm: argument transa = ', nfail)
+  call chk('strsm host illegal transa=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal transa=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_16
+
+subroutine t_strsm_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal diag=empty', st, msg, 'cf_trsm: argument diag = ', nfail)
+  call chk('strsm host illegal diag=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal diag=empty' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_17
+
+subroutine t_strsm_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call mk(B_h, B_r, 7, 5)
+  sc_alpha = 1_c_float
+  call cf_trsm(A_h, B_h, diag='x', stat=st, errmsg=msg)
+  call expect_mismatch('strsm host illegal diag=x', st, msg, 'cf_trsm: argument diag = ', nfail)
+  call chk('strsm host illegal diag=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('strsm host illegal diag=x' // ' B untouched', B_h, B_r, nfail)
+end subroutine t_strsm_18
+
+subroutine t_strsm_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trsm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), side='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm dev illegal side=empty', st, msg, 'cf_trsm: argument side = ', nfail)
+  call chk_dev_mat('strsm dev illegal side=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strsm dev illegal side=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strsm_19
+
+subroutine t_strsm_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trsm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), uplo='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm dev illegal uplo=empty', st, msg, 'cf_trsm: argument uplo = ', nfail)
+  call chk_dev_mat('strsm dev illegal uplo=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strsm dev illegal uplo=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strsm_20
+
+subroutine t_strsm_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trsm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), transa='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm dev illegal transa=empty', st, msg, 'cf_trsm: argument transa = ', nfail)
+  call chk_dev_mat('strsm dev illegal transa=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strsm dev illegal transa=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strsm_21
+
+subroutine t_strsm_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float) :: sc_alpha
+  call mk(A_h, A_r, 7, 7)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  sc_alpha = 1_c_float
+  call cf_trsm(d_A%sub(2, 8, 3, 9), d_B%sub(2, 8, 3, 7), diag='', stat=st, errmsg=msg)
+  call expect_mismatch('strsm dev illegal diag=empty', st, msg, 'cf_trsm: argument diag = ', nfail)
+  call chk_dev_mat('strsm dev illegal diag=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('strsm dev illegal diag=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+end subroutine t_strsm_22
 subroutine t_dtrsm(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -25923,6 +30227,24 @@ subroutine t_sgemm_strided_batched(nfail)
   before = nfail
   call t_sgemm_strided_batched_22(nfail)
   call passed('sgemm_strided_batched dev mismatch C(3)', nfail, before)
+  before = nfail
+  call t_sgemm_strided_batched_23(nfail)
+  call passed('sgemm_strided_batched host illegal transa=empty', nfail, before)
+  before = nfail
+  call t_sgemm_strided_batched_24(nfail)
+  call passed('sgemm_strided_batched host illegal transa=x', nfail, before)
+  before = nfail
+  call t_sgemm_strided_batched_25(nfail)
+  call passed('sgemm_strided_batched host illegal transb=empty', nfail, before)
+  before = nfail
+  call t_sgemm_strided_batched_26(nfail)
+  call passed('sgemm_strided_batched host illegal transb=x', nfail, before)
+  before = nfail
+  call t_sgemm_strided_batched_27(nfail)
+  call passed('sgemm_strided_batched dev illegal transa=empty', nfail, before)
+  before = nfail
+  call t_sgemm_strided_batched_28(nfail)
+  call passed('sgemm_strided_batched dev illegal transb=empty', nfail, before)
 end subroutine t_sgemm_strided_batched
 
 subroutine t_sgemm_strided_batched_1(nfail)
@@ -26488,6 +30810,150 @@ subroutine t_sgemm_strided_batched_22(nfail)
   call chk_dev_3('sgemm_strided_batched dev mismatch C(3)' // ' B untouched', d_B, B_h, nfail)
   call chk_dev_3('sgemm_strided_batched dev mismatch C(3)' // ' C untouched', d_C, C_h, nfail)
 end subroutine t_sgemm_strided_batched_22
+
+subroutine t_sgemm_strided_batched_23(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:,:), A_r(:,:,:)
+  real(c_float), allocatable, target :: B_h(:,:,:), B_r(:,:,:)
+  real(c_float), allocatable, target :: C_h(:,:,:), C_r(:,:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6, 3)
+  call mk(B_h, B_r, 6, 5, 3)
+  call mk(C_h, C_r, 7, 5, 3)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm_strided_batched(A_h, B_h, C_h, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm_strided_batched host illegal transa=empty', st, msg, &
+      'cf_gemm_strided_batched: argument transa = ', nfail)
+  call chk('sgemm_strided_batched host illegal transa=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm_strided_batched host illegal transa=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm_strided_batched host illegal transa=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_strided_batched_23
+
+subroutine t_sgemm_strided_batched_24(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:,:), A_r(:,:,:)
+  real(c_float), allocatable, target :: B_h(:,:,:), B_r(:,:,:)
+  real(c_float), allocatable, target :: C_h(:,:,:), C_r(:,:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6, 3)
+  call mk(B_h, B_r, 6, 5, 3)
+  call mk(C_h, C_r, 7, 5, 3)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm_strided_batched(A_h, B_h, C_h, transa='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm_strided_batched host illegal transa=x', st, msg, &
+      'cf_gemm_strided_batched: argument transa = ', nfail)
+  call chk('sgemm_strided_batched host illegal transa=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm_strided_batched host illegal transa=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm_strided_batched host illegal transa=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_strided_batched_24
+
+subroutine t_sgemm_strided_batched_25(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:,:), A_r(:,:,:)
+  real(c_float), allocatable, target :: B_h(:,:,:), B_r(:,:,:)
+  real(c_float), allocatable, target :: C_h(:,:,:), C_r(:,:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6, 3)
+  call mk(B_h, B_r, 6, 5, 3)
+  call mk(C_h, C_r, 7, 5, 3)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm_strided_batched(A_h, B_h, C_h, transb='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm_strided_batched host illegal transb=empty', st, msg, &
+      'cf_gemm_strided_batched: argument transb = ', nfail)
+  call chk('sgemm_strided_batched host illegal transb=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm_strided_batched host illegal transb=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm_strided_batched host illegal transb=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_strided_batched_25
+
+subroutine t_sgemm_strided_batched_26(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:,:), A_r(:,:,:)
+  real(c_float), allocatable, target :: B_h(:,:,:), B_r(:,:,:)
+  real(c_float), allocatable, target :: C_h(:,:,:), C_r(:,:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6, 3)
+  call mk(B_h, B_r, 6, 5, 3)
+  call mk(C_h, C_r, 7, 5, 3)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm_strided_batched(A_h, B_h, C_h, transb='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm_strided_batched host illegal transb=x', st, msg, &
+      'cf_gemm_strided_batched: argument transb = ', nfail)
+  call chk('sgemm_strided_batched host illegal transb=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgemm_strided_batched host illegal transb=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgemm_strided_batched host illegal transb=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgemm_strided_batched_26
+
+subroutine t_sgemm_strided_batched_27(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:,:), A_r(:,:,:)
+  type(cf_array3_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:,:), B_r(:,:,:)
+  type(cf_array3_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:,:), C_r(:,:,:)
+  type(cf_array3_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6, 3)
+  call dev_3(d_A, A_h)
+  call mk(B_h, B_r, 6, 5, 3)
+  call dev_3(d_B, B_h)
+  call mk(C_h, C_r, 7, 5, 3)
+  call dev_3(d_C, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm_strided_batched(d_A, d_B, d_C, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm_strided_batched dev illegal transa=empty', st, msg, &
+      'cf_gemm_strided_batched: argument transa = ', nfail)
+  call chk_dev_3('sgemm_strided_batched dev illegal transa=empty' // ' A untouched', d_A, A_h, nfail)
+  call chk_dev_3('sgemm_strided_batched dev illegal transa=empty' // ' B untouched', d_B, B_h, nfail)
+  call chk_dev_3('sgemm_strided_batched dev illegal transa=empty' // ' C untouched', d_C, C_h, nfail)
+end subroutine t_sgemm_strided_batched_27
+
+subroutine t_sgemm_strided_batched_28(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:,:), A_r(:,:,:)
+  type(cf_array3_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:,:), B_r(:,:,:)
+  type(cf_array3_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:,:), C_r(:,:,:)
+  type(cf_array3_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 6, 3)
+  call dev_3(d_A, A_h)
+  call mk(B_h, B_r, 6, 5, 3)
+  call dev_3(d_B, B_h)
+  call mk(C_h, C_r, 7, 5, 3)
+  call dev_3(d_C, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_gemm_strided_batched(d_A, d_B, d_C, transb='', stat=st, errmsg=msg)
+  call expect_mismatch('sgemm_strided_batched dev illegal transb=empty', st, msg, &
+      'cf_gemm_strided_batched: argument transb = ', nfail)
+  call chk_dev_3('sgemm_strided_batched dev illegal transb=empty' // ' A untouched', d_A, A_h, nfail)
+  call chk_dev_3('sgemm_strided_batched dev illegal transb=empty' // ' B untouched', d_B, B_h, nfail)
+  call chk_dev_3('sgemm_strided_batched dev illegal transb=empty' // ' C untouched', d_C, C_h, nfail)
+end subroutine t_sgemm_strided_batched_28
 subroutine t_dgemm_strided_batched(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -26929,6 +31395,24 @@ subroutine t_sgeam(nfail)
   before = nfail
   call t_sgeam_16(nfail)
   call passed('sgeam dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_sgeam_17(nfail)
+  call passed('sgeam host illegal transa=empty', nfail, before)
+  before = nfail
+  call t_sgeam_18(nfail)
+  call passed('sgeam host illegal transa=x', nfail, before)
+  before = nfail
+  call t_sgeam_19(nfail)
+  call passed('sgeam host illegal transb=empty', nfail, before)
+  before = nfail
+  call t_sgeam_20(nfail)
+  call passed('sgeam host illegal transb=x', nfail, before)
+  before = nfail
+  call t_sgeam_21(nfail)
+  call passed('sgeam dev illegal transa=empty', nfail, before)
+  before = nfail
+  call t_sgeam_22(nfail)
+  call passed('sgeam dev illegal transb=empty', nfail, before)
 end subroutine t_sgeam
 
 subroutine t_sgeam_1(nfail)
@@ -27351,6 +31835,150 @@ subroutine t_sgeam_16(nfail)
   call chk_dev_mat('sgeam dev mismatch C(2)' // ' B untouched', d_B, B_p, B_h, nfail)
   call chk_dev_mat('sgeam dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_sgeam_16
+
+subroutine t_sgeam_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_geam(A_h, B_h, C_h, transa='', stat=st, errmsg=msg)
+  call expect_mismatch('sgeam host illegal transa=empty', st, msg, 'cf_geam: argument transa = ', nfail)
+  call chk('sgeam host illegal transa=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgeam host illegal transa=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgeam host illegal transa=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgeam_17
+
+subroutine t_sgeam_18(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_geam(A_h, B_h, C_h, transa='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgeam host illegal transa=x', st, msg, 'cf_geam: argument transa = ', nfail)
+  call chk('sgeam host illegal transa=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgeam host illegal transa=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgeam host illegal transa=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgeam_18
+
+subroutine t_sgeam_19(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_geam(A_h, B_h, C_h, transb='', stat=st, errmsg=msg)
+  call expect_mismatch('sgeam host illegal transb=empty', st, msg, 'cf_geam: argument transb = ', nfail)
+  call chk('sgeam host illegal transb=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgeam host illegal transb=empty' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgeam host illegal transb=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgeam_19
+
+subroutine t_sgeam_20(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call mk(B_h, B_r, 7, 5)
+  call mk(C_h, C_r, 7, 5)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_geam(A_h, B_h, C_h, transb='x', stat=st, errmsg=msg)
+  call expect_mismatch('sgeam host illegal transb=x', st, msg, 'cf_geam: argument transb = ', nfail)
+  call chk('sgeam host illegal transb=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sgeam host illegal transb=x' // ' B untouched', B_h, B_r, nfail)
+  call chk('sgeam host illegal transb=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sgeam_20
+
+subroutine t_sgeam_21(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_geam(d_A%sub(2, 8, 3, 7), d_B%sub(2, 8, 3, 7), d_C%sub(2, 8, 3, 7), transa='', stat=st, errmsg=msg)
+  call expect_mismatch('sgeam dev illegal transa=empty', st, msg, 'cf_geam: argument transa = ', nfail)
+  call chk_dev_mat('sgeam dev illegal transa=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('sgeam dev illegal transa=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('sgeam dev illegal transa=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_sgeam_21
+
+subroutine t_sgeam_22(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: B_h(:,:), B_r(:,:)
+  real(c_float), allocatable :: B_p(:,:)
+  type(cf_matrix_r32) :: d_B
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  real(c_float) :: sc_alpha
+  real(c_float) :: sc_beta
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(B_h, B_r, 7, 5)
+  call dev_mat(d_B, B_p, B_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  sc_alpha = 1_c_float
+  sc_beta = 0_c_float
+  call cf_geam(d_A%sub(2, 8, 3, 7), d_B%sub(2, 8, 3, 7), d_C%sub(2, 8, 3, 7), transb='', stat=st, errmsg=msg)
+  call expect_mismatch('sgeam dev illegal transb=empty', st, msg, 'cf_geam: argument transb = ', nfail)
+  call chk_dev_mat('sgeam dev illegal transb=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_mat('sgeam dev illegal transb=empty' // ' B untouched', d_B, B_p, B_h, nfail)
+  call chk_dev_mat('sgeam dev illegal transb=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_sgeam_22
 subroutine t_dgeam(nfail)
   integer, intent(inout) :: nfail
   integer :: before
@@ -27789,6 +32417,15 @@ subroutine t_sdgmm(nfail)
   before = nfail
   call t_sdgmm_14(nfail)
   call passed('sdgmm dev mismatch C(2)', nfail, before)
+  before = nfail
+  call t_sdgmm_15(nfail)
+  call passed('sdgmm host illegal side=empty', nfail, before)
+  before = nfail
+  call t_sdgmm_16(nfail)
+  call passed('sdgmm host illegal side=x', nfail, before)
+  before = nfail
+  call t_sdgmm_17(nfail)
+  call passed('sdgmm dev illegal side=empty', nfail, before)
 end subroutine t_sdgmm
 
 subroutine t_sdgmm_1(nfail)
@@ -28103,6 +32740,66 @@ subroutine t_sdgmm_14(nfail)
   call chk_dev_vec('sdgmm dev mismatch C(2)' // ' x untouched', d_x, x_p, x_h, nfail)
   call chk_dev_mat('sdgmm dev mismatch C(2)' // ' C untouched', d_C, C_p, C_h, nfail)
 end subroutine t_sdgmm_14
+
+subroutine t_sdgmm_15(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 7)
+  call mk(C_h, C_r, 7, 5)
+  call cf_dgmm(A_h, x_h, C_h, side='', stat=st, errmsg=msg)
+  call expect_mismatch('sdgmm host illegal side=empty', st, msg, 'cf_dgmm: argument side = ', nfail)
+  call chk('sdgmm host illegal side=empty' // ' A untouched', A_h, A_r, nfail)
+  call chk('sdgmm host illegal side=empty' // ' x untouched', x_h, x_r, nfail)
+  call chk('sdgmm host illegal side=empty' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sdgmm_15
+
+subroutine t_sdgmm_16(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  call mk(A_h, A_r, 7, 5)
+  call mk(x_h, x_r, 7)
+  call mk(C_h, C_r, 7, 5)
+  call cf_dgmm(A_h, x_h, C_h, side='x', stat=st, errmsg=msg)
+  call expect_mismatch('sdgmm host illegal side=x', st, msg, 'cf_dgmm: argument side = ', nfail)
+  call chk('sdgmm host illegal side=x' // ' A untouched', A_h, A_r, nfail)
+  call chk('sdgmm host illegal side=x' // ' x untouched', x_h, x_r, nfail)
+  call chk('sdgmm host illegal side=x' // ' C untouched', C_h, C_r, nfail)
+end subroutine t_sdgmm_16
+
+subroutine t_sdgmm_17(nfail)
+  integer, intent(inout) :: nfail
+  integer :: st
+  character(len=256) :: msg
+  real(c_float), allocatable, target :: A_h(:,:), A_r(:,:)
+  real(c_float), allocatable :: A_p(:,:)
+  type(cf_matrix_r32) :: d_A
+  real(c_float), allocatable, target :: x_h(:), x_r(:)
+  real(c_float), allocatable :: x_p(:,:)
+  type(cf_matrix_r32) :: d_x
+  real(c_float), allocatable, target :: C_h(:,:), C_r(:,:)
+  real(c_float), allocatable :: C_p(:,:)
+  type(cf_matrix_r32) :: d_C
+  call mk(A_h, A_r, 7, 5)
+  call dev_mat(d_A, A_p, A_h)
+  call mk(x_h, x_r, 7)
+  call dev_vec(d_x, x_p, x_h)
+  call mk(C_h, C_r, 7, 5)
+  call dev_mat(d_C, C_p, C_h)
+  call cf_dgmm(d_A%sub(2, 8, 3, 7), d_x%row(2, 2, 8), d_C%sub(2, 8, 3, 7), side='', stat=st, errmsg=msg)
+  call expect_mismatch('sdgmm dev illegal side=empty', st, msg, 'cf_dgmm: argument side = ', nfail)
+  call chk_dev_mat('sdgmm dev illegal side=empty' // ' A untouched', d_A, A_p, A_h, nfail)
+  call chk_dev_vec('sdgmm dev illegal side=empty' // ' x untouched', d_x, x_p, x_h, nfail)
+  call chk_dev_mat('sdgmm dev illegal side=empty' // ' C untouched', d_C, C_p, C_h, nfail)
+end subroutine t_sdgmm_17
 subroutine t_ddgmm(nfail)
   integer, intent(inout) :: nfail
   integer :: before

@@ -994,6 +994,10 @@ void F77_NAME(sgbmv, SGBMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= kl + ku + 1)) { dropin_xerbla("sgbmv", 8); return; }
     if (!(incx != 0)) { dropin_xerbla("sgbmv", 10); return; }
     if (!(incy != 0)) { dropin_xerbla("sgbmv", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sgbmv_cpu_fn *)dropin_cpu(&cpu, "sgbmv_"))(p_trans, CPU_INT(p_m, m, "sgbmv"), CPU_INT(p_n, n, "sgbmv"), CPU_INT(p_kl, kl, "sgbmv"),
         CPU_INT(p_ku, ku, "sgbmv"), alpha, A, CPU_INT(p_lda, lda, "sgbmv"), x,
         CPU_INT(p_incx, incx, "sgbmv"), beta, y, CPU_INT(p_incy, incy, "sgbmv"), trans_len);
@@ -1028,6 +1032,10 @@ void F77_NAME(dgbmv, DGBMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= kl + ku + 1)) { dropin_xerbla("dgbmv", 8); return; }
     if (!(incx != 0)) { dropin_xerbla("dgbmv", 10); return; }
     if (!(incy != 0)) { dropin_xerbla("dgbmv", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dgbmv_cpu_fn *)dropin_cpu(&cpu, "dgbmv_"))(p_trans, CPU_INT(p_m, m, "dgbmv"), CPU_INT(p_n, n, "dgbmv"), CPU_INT(p_kl, kl, "dgbmv"),
         CPU_INT(p_ku, ku, "dgbmv"), alpha, A, CPU_INT(p_lda, lda, "dgbmv"), x,
         CPU_INT(p_incx, incx, "dgbmv"), beta, y, CPU_INT(p_incy, incy, "dgbmv"), trans_len);
@@ -1064,6 +1072,10 @@ void F77_NAME(cgbmv, CGBMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= kl + ku + 1)) { dropin_xerbla("cgbmv", 8); return; }
     if (!(incx != 0)) { dropin_xerbla("cgbmv", 10); return; }
     if (!(incy != 0)) { dropin_xerbla("cgbmv", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cgbmv_cpu_fn *)dropin_cpu(&cpu, "cgbmv_"))(p_trans, CPU_INT(p_m, m, "cgbmv"), CPU_INT(p_n, n, "cgbmv"), CPU_INT(p_kl, kl, "cgbmv"),
         CPU_INT(p_ku, ku, "cgbmv"), alpha, A, CPU_INT(p_lda, lda, "cgbmv"), x,
         CPU_INT(p_incx, incx, "cgbmv"), beta, y, CPU_INT(p_incy, incy, "cgbmv"), trans_len);
@@ -1100,6 +1112,10 @@ void F77_NAME(zgbmv, ZGBMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= kl + ku + 1)) { dropin_xerbla("zgbmv", 8); return; }
     if (!(incx != 0)) { dropin_xerbla("zgbmv", 10); return; }
     if (!(incy != 0)) { dropin_xerbla("zgbmv", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zgbmv_cpu_fn *)dropin_cpu(&cpu, "zgbmv_"))(p_trans, CPU_INT(p_m, m, "zgbmv"), CPU_INT(p_n, n, "zgbmv"), CPU_INT(p_kl, kl, "zgbmv"),
         CPU_INT(p_ku, ku, "zgbmv"), alpha, A, CPU_INT(p_lda, lda, "zgbmv"), x,
         CPU_INT(p_incx, incx, "zgbmv"), beta, y, CPU_INT(p_incy, incy, "zgbmv"), trans_len);
@@ -1130,6 +1146,10 @@ void F77_NAME(sgemv, SGEMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("sgemv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("sgemv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("sgemv", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sgemv_cpu_fn *)dropin_cpu(&cpu, "sgemv_"))(p_trans, CPU_INT(p_m, m, "sgemv"), CPU_INT(p_n, n, "sgemv"), alpha, A,
         CPU_INT(p_lda, lda, "sgemv"), x, CPU_INT(p_incx, incx, "sgemv"), beta, y,
         CPU_INT(p_incy, incy, "sgemv"), trans_len);
@@ -1160,6 +1180,10 @@ void F77_NAME(dgemv, DGEMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("dgemv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("dgemv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("dgemv", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dgemv_cpu_fn *)dropin_cpu(&cpu, "dgemv_"))(p_trans, CPU_INT(p_m, m, "dgemv"), CPU_INT(p_n, n, "dgemv"), alpha, A,
         CPU_INT(p_lda, lda, "dgemv"), x, CPU_INT(p_incx, incx, "dgemv"), beta, y,
         CPU_INT(p_incy, incy, "dgemv"), trans_len);
@@ -1191,6 +1215,10 @@ void F77_NAME(cgemv, CGEMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("cgemv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("cgemv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("cgemv", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cgemv_cpu_fn *)dropin_cpu(&cpu, "cgemv_"))(p_trans, CPU_INT(p_m, m, "cgemv"), CPU_INT(p_n, n, "cgemv"), alpha, A,
         CPU_INT(p_lda, lda, "cgemv"), x, CPU_INT(p_incx, incx, "cgemv"), beta, y,
         CPU_INT(p_incy, incy, "cgemv"), trans_len);
@@ -1222,6 +1250,10 @@ void F77_NAME(zgemv, ZGEMV)(const char *p_trans, const f77_int *p_m, const f77_i
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("zgemv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("zgemv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("zgemv", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zgemv_cpu_fn *)dropin_cpu(&cpu, "zgemv_"))(p_trans, CPU_INT(p_m, m, "zgemv"), CPU_INT(p_n, n, "zgemv"), alpha, A,
         CPU_INT(p_lda, lda, "zgemv"), x, CPU_INT(p_incx, incx, "zgemv"), beta, y,
         CPU_INT(p_incy, incy, "zgemv"), trans_len);
@@ -1249,6 +1281,10 @@ void F77_NAME(sger, SGER)(const f77_int *p_m, const f77_int *p_n, const float *a
     if (!(incx != 0)) { dropin_xerbla("sger", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("sger", 7); return; }
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("sger", 9); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sger_cpu_fn *)dropin_cpu(&cpu, "sger_"))(CPU_INT(p_m, m, "sger"), CPU_INT(p_n, n, "sger"), alpha, x, CPU_INT(p_incx, incx, "sger"), y,
         CPU_INT(p_incy, incy, "sger"), A, CPU_INT(p_lda, lda, "sger"));
     dropin_end(&call, 0, flops, 0);
@@ -1275,6 +1311,10 @@ void F77_NAME(dger, DGER)(const f77_int *p_m, const f77_int *p_n, const double *
     if (!(incx != 0)) { dropin_xerbla("dger", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("dger", 7); return; }
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("dger", 9); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dger_cpu_fn *)dropin_cpu(&cpu, "dger_"))(CPU_INT(p_m, m, "dger"), CPU_INT(p_n, n, "dger"), alpha, x, CPU_INT(p_incx, incx, "dger"), y,
         CPU_INT(p_incy, incy, "dger"), A, CPU_INT(p_lda, lda, "dger"));
     dropin_end(&call, 0, flops, 0);
@@ -1302,6 +1342,10 @@ void F77_NAME(cgeru, CGERU)(const f77_int *p_m, const f77_int *p_n, const cufort
     if (!(incx != 0)) { dropin_xerbla("cgeru", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("cgeru", 7); return; }
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("cgeru", 9); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cgeru_cpu_fn *)dropin_cpu(&cpu, "cgeru_"))(CPU_INT(p_m, m, "cgeru"), CPU_INT(p_n, n, "cgeru"), alpha, x, CPU_INT(p_incx, incx, "cgeru"),
         y, CPU_INT(p_incy, incy, "cgeru"), A, CPU_INT(p_lda, lda, "cgeru"));
     dropin_end(&call, 0, flops, 0);
@@ -1329,6 +1373,10 @@ void F77_NAME(cgerc, CGERC)(const f77_int *p_m, const f77_int *p_n, const cufort
     if (!(incx != 0)) { dropin_xerbla("cgerc", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("cgerc", 7); return; }
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("cgerc", 9); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cgerc_cpu_fn *)dropin_cpu(&cpu, "cgerc_"))(CPU_INT(p_m, m, "cgerc"), CPU_INT(p_n, n, "cgerc"), alpha, x, CPU_INT(p_incx, incx, "cgerc"),
         y, CPU_INT(p_incy, incy, "cgerc"), A, CPU_INT(p_lda, lda, "cgerc"));
     dropin_end(&call, 0, flops, 0);
@@ -1356,6 +1404,10 @@ void F77_NAME(zgeru, ZGERU)(const f77_int *p_m, const f77_int *p_n, const cufort
     if (!(incx != 0)) { dropin_xerbla("zgeru", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("zgeru", 7); return; }
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("zgeru", 9); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zgeru_cpu_fn *)dropin_cpu(&cpu, "zgeru_"))(CPU_INT(p_m, m, "zgeru"), CPU_INT(p_n, n, "zgeru"), alpha, x, CPU_INT(p_incx, incx, "zgeru"),
         y, CPU_INT(p_incy, incy, "zgeru"), A, CPU_INT(p_lda, lda, "zgeru"));
     dropin_end(&call, 0, flops, 0);
@@ -1383,6 +1435,10 @@ void F77_NAME(zgerc, ZGERC)(const f77_int *p_m, const f77_int *p_n, const cufort
     if (!(incx != 0)) { dropin_xerbla("zgerc", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("zgerc", 7); return; }
     if (!(lda >= IMAX(1, m))) { dropin_xerbla("zgerc", 9); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zgerc_cpu_fn *)dropin_cpu(&cpu, "zgerc_"))(CPU_INT(p_m, m, "zgerc"), CPU_INT(p_n, n, "zgerc"), alpha, x, CPU_INT(p_incx, incx, "zgerc"),
         y, CPU_INT(p_incy, incy, "zgerc"), A, CPU_INT(p_lda, lda, "zgerc"));
     dropin_end(&call, 0, flops, 0);
@@ -1412,6 +1468,10 @@ void F77_NAME(ssbmv, SSBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
     if (!(lda >= k + 1)) { dropin_xerbla("ssbmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("ssbmv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("ssbmv", 11); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssbmv_cpu_fn *)dropin_cpu(&cpu, "ssbmv_"))(p_uplo, CPU_INT(p_n, n, "ssbmv"), CPU_INT(p_k, k, "ssbmv"), alpha, A,
         CPU_INT(p_lda, lda, "ssbmv"), x, CPU_INT(p_incx, incx, "ssbmv"), beta, y,
         CPU_INT(p_incy, incy, "ssbmv"), uplo_len);
@@ -1442,6 +1502,10 @@ void F77_NAME(dsbmv, DSBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
     if (!(lda >= k + 1)) { dropin_xerbla("dsbmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("dsbmv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("dsbmv", 11); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsbmv_cpu_fn *)dropin_cpu(&cpu, "dsbmv_"))(p_uplo, CPU_INT(p_n, n, "dsbmv"), CPU_INT(p_k, k, "dsbmv"), alpha, A,
         CPU_INT(p_lda, lda, "dsbmv"), x, CPU_INT(p_incx, incx, "dsbmv"), beta, y,
         CPU_INT(p_incy, incy, "dsbmv"), uplo_len);
@@ -1467,6 +1531,10 @@ void F77_NAME(sspmv, SSPMV)(const char *p_uplo, const f77_int *p_n, const float 
     if (!(n >= 0)) { dropin_xerbla("sspmv", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("sspmv", 6); return; }
     if (!(incy != 0)) { dropin_xerbla("sspmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sspmv_cpu_fn *)dropin_cpu(&cpu, "sspmv_"))(p_uplo, CPU_INT(p_n, n, "sspmv"), alpha, AP, x, CPU_INT(p_incx, incx, "sspmv"), beta, y,
         CPU_INT(p_incy, incy, "sspmv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1491,6 +1559,10 @@ void F77_NAME(dspmv, DSPMV)(const char *p_uplo, const f77_int *p_n, const double
     if (!(n >= 0)) { dropin_xerbla("dspmv", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("dspmv", 6); return; }
     if (!(incy != 0)) { dropin_xerbla("dspmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dspmv_cpu_fn *)dropin_cpu(&cpu, "dspmv_"))(p_uplo, CPU_INT(p_n, n, "dspmv"), alpha, AP, x, CPU_INT(p_incx, incx, "dspmv"), beta, y,
         CPU_INT(p_incy, incy, "dspmv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1512,6 +1584,10 @@ void F77_NAME(sspr, SSPR)(const char *p_uplo, const f77_int *p_n, const float *a
     if (!dropin_opt_in(uplo, "UL")) { dropin_xerbla("sspr", 1); return; }
     if (!(n >= 0)) { dropin_xerbla("sspr", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("sspr", 5); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sspr_cpu_fn *)dropin_cpu(&cpu, "sspr_"))(p_uplo, CPU_INT(p_n, n, "sspr"), alpha, x, CPU_INT(p_incx, incx, "sspr"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -1532,6 +1608,10 @@ void F77_NAME(dspr, DSPR)(const char *p_uplo, const f77_int *p_n, const double *
     if (!dropin_opt_in(uplo, "UL")) { dropin_xerbla("dspr", 1); return; }
     if (!(n >= 0)) { dropin_xerbla("dspr", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("dspr", 5); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dspr_cpu_fn *)dropin_cpu(&cpu, "dspr_"))(p_uplo, CPU_INT(p_n, n, "dspr"), alpha, x, CPU_INT(p_incx, incx, "dspr"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -1555,6 +1635,10 @@ void F77_NAME(sspr2, SSPR2)(const char *p_uplo, const f77_int *p_n, const float 
     if (!(n >= 0)) { dropin_xerbla("sspr2", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("sspr2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("sspr2", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sspr2_cpu_fn *)dropin_cpu(&cpu, "sspr2_"))(p_uplo, CPU_INT(p_n, n, "sspr2"), alpha, x, CPU_INT(p_incx, incx, "sspr2"), y,
         CPU_INT(p_incy, incy, "sspr2"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1579,6 +1663,10 @@ void F77_NAME(dspr2, DSPR2)(const char *p_uplo, const f77_int *p_n, const double
     if (!(n >= 0)) { dropin_xerbla("dspr2", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("dspr2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("dspr2", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dspr2_cpu_fn *)dropin_cpu(&cpu, "dspr2_"))(p_uplo, CPU_INT(p_n, n, "dspr2"), alpha, x, CPU_INT(p_incx, incx, "dspr2"), y,
         CPU_INT(p_incy, incy, "dspr2"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1606,6 +1694,10 @@ void F77_NAME(ssymv, SSYMV)(const char *p_uplo, const f77_int *p_n, const float 
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ssymv", 5); return; }
     if (!(incx != 0)) { dropin_xerbla("ssymv", 7); return; }
     if (!(incy != 0)) { dropin_xerbla("ssymv", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssymv_cpu_fn *)dropin_cpu(&cpu, "ssymv_"))(p_uplo, CPU_INT(p_n, n, "ssymv"), alpha, A, CPU_INT(p_lda, lda, "ssymv"), x,
         CPU_INT(p_incx, incx, "ssymv"), beta, y, CPU_INT(p_incy, incy, "ssymv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1633,6 +1725,10 @@ void F77_NAME(dsymv, DSYMV)(const char *p_uplo, const f77_int *p_n, const double
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("dsymv", 5); return; }
     if (!(incx != 0)) { dropin_xerbla("dsymv", 7); return; }
     if (!(incy != 0)) { dropin_xerbla("dsymv", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsymv_cpu_fn *)dropin_cpu(&cpu, "dsymv_"))(p_uplo, CPU_INT(p_n, n, "dsymv"), alpha, A, CPU_INT(p_lda, lda, "dsymv"), x,
         CPU_INT(p_incx, incx, "dsymv"), beta, y, CPU_INT(p_incy, incy, "dsymv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1657,6 +1753,10 @@ void F77_NAME(ssyr, SSYR)(const char *p_uplo, const f77_int *p_n, const float *a
     if (!(n >= 0)) { dropin_xerbla("ssyr", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("ssyr", 5); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ssyr", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssyr_cpu_fn *)dropin_cpu(&cpu, "ssyr_"))(p_uplo, CPU_INT(p_n, n, "ssyr"), alpha, x, CPU_INT(p_incx, incx, "ssyr"), A,
         CPU_INT(p_lda, lda, "ssyr"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1681,6 +1781,10 @@ void F77_NAME(dsyr, DSYR)(const char *p_uplo, const f77_int *p_n, const double *
     if (!(n >= 0)) { dropin_xerbla("dsyr", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("dsyr", 5); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("dsyr", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsyr_cpu_fn *)dropin_cpu(&cpu, "dsyr_"))(p_uplo, CPU_INT(p_n, n, "dsyr"), alpha, x, CPU_INT(p_incx, incx, "dsyr"), A,
         CPU_INT(p_lda, lda, "dsyr"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1708,6 +1812,10 @@ void F77_NAME(ssyr2, SSYR2)(const char *p_uplo, const f77_int *p_n, const float 
     if (!(incx != 0)) { dropin_xerbla("ssyr2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("ssyr2", 7); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ssyr2", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssyr2_cpu_fn *)dropin_cpu(&cpu, "ssyr2_"))(p_uplo, CPU_INT(p_n, n, "ssyr2"), alpha, x, CPU_INT(p_incx, incx, "ssyr2"), y,
         CPU_INT(p_incy, incy, "ssyr2"), A, CPU_INT(p_lda, lda, "ssyr2"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1735,6 +1843,10 @@ void F77_NAME(dsyr2, DSYR2)(const char *p_uplo, const f77_int *p_n, const double
     if (!(incx != 0)) { dropin_xerbla("dsyr2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("dsyr2", 7); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("dsyr2", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsyr2_cpu_fn *)dropin_cpu(&cpu, "dsyr2_"))(p_uplo, CPU_INT(p_n, n, "dsyr2"), alpha, x, CPU_INT(p_incx, incx, "dsyr2"), y,
         CPU_INT(p_incy, incy, "dsyr2"), A, CPU_INT(p_lda, lda, "dsyr2"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -1766,6 +1878,10 @@ void F77_NAME(stbmv, STBMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("stbmv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("stbmv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("stbmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((stbmv_cpu_fn *)dropin_cpu(&cpu, "stbmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "stbmv"), CPU_INT(p_k, k, "stbmv"), A,
         CPU_INT(p_lda, lda, "stbmv"), x, CPU_INT(p_incx, incx, "stbmv"), uplo_len, trans_len,
         diag_len);
@@ -1798,6 +1914,10 @@ void F77_NAME(dtbmv, DTBMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("dtbmv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("dtbmv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("dtbmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtbmv_cpu_fn *)dropin_cpu(&cpu, "dtbmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "dtbmv"), CPU_INT(p_k, k, "dtbmv"), A,
         CPU_INT(p_lda, lda, "dtbmv"), x, CPU_INT(p_incx, incx, "dtbmv"), uplo_len, trans_len,
         diag_len);
@@ -1830,6 +1950,10 @@ void F77_NAME(ctbmv, CTBMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("ctbmv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("ctbmv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("ctbmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctbmv_cpu_fn *)dropin_cpu(&cpu, "ctbmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ctbmv"), CPU_INT(p_k, k, "ctbmv"), A,
         CPU_INT(p_lda, lda, "ctbmv"), x, CPU_INT(p_incx, incx, "ctbmv"), uplo_len, trans_len,
         diag_len);
@@ -1862,6 +1986,10 @@ void F77_NAME(ztbmv, ZTBMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("ztbmv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("ztbmv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("ztbmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztbmv_cpu_fn *)dropin_cpu(&cpu, "ztbmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ztbmv"), CPU_INT(p_k, k, "ztbmv"), A,
         CPU_INT(p_lda, lda, "ztbmv"), x, CPU_INT(p_incx, incx, "ztbmv"), uplo_len, trans_len,
         diag_len);
@@ -1894,6 +2022,10 @@ void F77_NAME(stbsv, STBSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("stbsv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("stbsv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("stbsv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((stbsv_cpu_fn *)dropin_cpu(&cpu, "stbsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "stbsv"), CPU_INT(p_k, k, "stbsv"), A,
         CPU_INT(p_lda, lda, "stbsv"), x, CPU_INT(p_incx, incx, "stbsv"), uplo_len, trans_len,
         diag_len);
@@ -1926,6 +2058,10 @@ void F77_NAME(dtbsv, DTBSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("dtbsv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("dtbsv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("dtbsv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtbsv_cpu_fn *)dropin_cpu(&cpu, "dtbsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "dtbsv"), CPU_INT(p_k, k, "dtbsv"), A,
         CPU_INT(p_lda, lda, "dtbsv"), x, CPU_INT(p_incx, incx, "dtbsv"), uplo_len, trans_len,
         diag_len);
@@ -1958,6 +2094,10 @@ void F77_NAME(ctbsv, CTBSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("ctbsv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("ctbsv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("ctbsv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctbsv_cpu_fn *)dropin_cpu(&cpu, "ctbsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ctbsv"), CPU_INT(p_k, k, "ctbsv"), A,
         CPU_INT(p_lda, lda, "ctbsv"), x, CPU_INT(p_incx, incx, "ctbsv"), uplo_len, trans_len,
         diag_len);
@@ -1990,6 +2130,10 @@ void F77_NAME(ztbsv, ZTBSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(k >= 0)) { dropin_xerbla("ztbsv", 5); return; }
     if (!(lda >= k + 1)) { dropin_xerbla("ztbsv", 7); return; }
     if (!(incx != 0)) { dropin_xerbla("ztbsv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztbsv_cpu_fn *)dropin_cpu(&cpu, "ztbsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ztbsv"), CPU_INT(p_k, k, "ztbsv"), A,
         CPU_INT(p_lda, lda, "ztbsv"), x, CPU_INT(p_incx, incx, "ztbsv"), uplo_len, trans_len,
         diag_len);
@@ -2017,6 +2161,10 @@ void F77_NAME(stpmv, STPMV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("stpmv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("stpmv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("stpmv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((stpmv_cpu_fn *)dropin_cpu(&cpu, "stpmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "stpmv"), AP, x, CPU_INT(p_incx, incx, "stpmv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2044,6 +2192,10 @@ void F77_NAME(dtpmv, DTPMV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("dtpmv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("dtpmv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("dtpmv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtpmv_cpu_fn *)dropin_cpu(&cpu, "dtpmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "dtpmv"), AP, x, CPU_INT(p_incx, incx, "dtpmv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2071,6 +2223,10 @@ void F77_NAME(ctpmv, CTPMV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("ctpmv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("ctpmv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("ctpmv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctpmv_cpu_fn *)dropin_cpu(&cpu, "ctpmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ctpmv"), AP, x, CPU_INT(p_incx, incx, "ctpmv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2098,6 +2254,10 @@ void F77_NAME(ztpmv, ZTPMV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("ztpmv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("ztpmv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("ztpmv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztpmv_cpu_fn *)dropin_cpu(&cpu, "ztpmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ztpmv"), AP, x, CPU_INT(p_incx, incx, "ztpmv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2124,6 +2284,10 @@ void F77_NAME(stpsv, STPSV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("stpsv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("stpsv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("stpsv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((stpsv_cpu_fn *)dropin_cpu(&cpu, "stpsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "stpsv"), AP, x, CPU_INT(p_incx, incx, "stpsv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2151,6 +2315,10 @@ void F77_NAME(dtpsv, DTPSV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("dtpsv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("dtpsv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("dtpsv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtpsv_cpu_fn *)dropin_cpu(&cpu, "dtpsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "dtpsv"), AP, x, CPU_INT(p_incx, incx, "dtpsv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2178,6 +2346,10 @@ void F77_NAME(ctpsv, CTPSV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("ctpsv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("ctpsv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("ctpsv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctpsv_cpu_fn *)dropin_cpu(&cpu, "ctpsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ctpsv"), AP, x, CPU_INT(p_incx, incx, "ctpsv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2205,6 +2377,10 @@ void F77_NAME(ztpsv, ZTPSV)(const char *p_uplo, const char *p_trans, const char 
     if (!dropin_opt_in(diag, "NU")) { dropin_xerbla("ztpsv", 3); return; }
     if (!(n >= 0)) { dropin_xerbla("ztpsv", 4); return; }
     if (!(incx != 0)) { dropin_xerbla("ztpsv", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztpsv_cpu_fn *)dropin_cpu(&cpu, "ztpsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ztpsv"), AP, x, CPU_INT(p_incx, incx, "ztpsv"),
         uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2234,6 +2410,10 @@ void F77_NAME(strmv, STRMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("strmv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("strmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("strmv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((strmv_cpu_fn *)dropin_cpu(&cpu, "strmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "strmv"), A, CPU_INT(p_lda, lda, "strmv"), x,
         CPU_INT(p_incx, incx, "strmv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2263,6 +2443,10 @@ void F77_NAME(dtrmv, DTRMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("dtrmv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("dtrmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("dtrmv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtrmv_cpu_fn *)dropin_cpu(&cpu, "dtrmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "dtrmv"), A, CPU_INT(p_lda, lda, "dtrmv"), x,
         CPU_INT(p_incx, incx, "dtrmv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2292,6 +2476,10 @@ void F77_NAME(ctrmv, CTRMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("ctrmv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ctrmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("ctrmv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctrmv_cpu_fn *)dropin_cpu(&cpu, "ctrmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ctrmv"), A, CPU_INT(p_lda, lda, "ctrmv"), x,
         CPU_INT(p_incx, incx, "ctrmv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2321,6 +2509,10 @@ void F77_NAME(ztrmv, ZTRMV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("ztrmv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ztrmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("ztrmv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztrmv_cpu_fn *)dropin_cpu(&cpu, "ztrmv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ztrmv"), A, CPU_INT(p_lda, lda, "ztrmv"), x,
         CPU_INT(p_incx, incx, "ztrmv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2350,6 +2542,10 @@ void F77_NAME(strsv, STRSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("strsv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("strsv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("strsv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((strsv_cpu_fn *)dropin_cpu(&cpu, "strsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "strsv"), A, CPU_INT(p_lda, lda, "strsv"), x,
         CPU_INT(p_incx, incx, "strsv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2379,6 +2575,10 @@ void F77_NAME(dtrsv, DTRSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("dtrsv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("dtrsv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("dtrsv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtrsv_cpu_fn *)dropin_cpu(&cpu, "dtrsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "dtrsv"), A, CPU_INT(p_lda, lda, "dtrsv"), x,
         CPU_INT(p_incx, incx, "dtrsv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2408,6 +2608,10 @@ void F77_NAME(ctrsv, CTRSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("ctrsv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ctrsv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("ctrsv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctrsv_cpu_fn *)dropin_cpu(&cpu, "ctrsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ctrsv"), A, CPU_INT(p_lda, lda, "ctrsv"), x,
         CPU_INT(p_incx, incx, "ctrsv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2437,6 +2641,10 @@ void F77_NAME(ztrsv, ZTRSV)(const char *p_uplo, const char *p_trans, const char 
     if (!(n >= 0)) { dropin_xerbla("ztrsv", 4); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("ztrsv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("ztrsv", 8); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztrsv_cpu_fn *)dropin_cpu(&cpu, "ztrsv_"))(p_uplo, p_trans, p_diag, CPU_INT(p_n, n, "ztrsv"), A, CPU_INT(p_lda, lda, "ztrsv"), x,
         CPU_INT(p_incx, incx, "ztrsv"), uplo_len, trans_len, diag_len);
     dropin_end(&call, 0, flops, 0);
@@ -2464,6 +2672,10 @@ void F77_NAME(chemv, CHEMV)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("chemv", 5); return; }
     if (!(incx != 0)) { dropin_xerbla("chemv", 7); return; }
     if (!(incy != 0)) { dropin_xerbla("chemv", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((chemv_cpu_fn *)dropin_cpu(&cpu, "chemv_"))(p_uplo, CPU_INT(p_n, n, "chemv"), alpha, A, CPU_INT(p_lda, lda, "chemv"), x,
         CPU_INT(p_incx, incx, "chemv"), beta, y, CPU_INT(p_incy, incy, "chemv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2492,6 +2704,10 @@ void F77_NAME(zhemv, ZHEMV)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("zhemv", 5); return; }
     if (!(incx != 0)) { dropin_xerbla("zhemv", 7); return; }
     if (!(incy != 0)) { dropin_xerbla("zhemv", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zhemv_cpu_fn *)dropin_cpu(&cpu, "zhemv_"))(p_uplo, CPU_INT(p_n, n, "zhemv"), alpha, A, CPU_INT(p_lda, lda, "zhemv"), x,
         CPU_INT(p_incx, incx, "zhemv"), beta, y, CPU_INT(p_incy, incy, "zhemv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2522,6 +2738,10 @@ void F77_NAME(chbmv, CHBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
     if (!(lda >= k + 1)) { dropin_xerbla("chbmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("chbmv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("chbmv", 11); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((chbmv_cpu_fn *)dropin_cpu(&cpu, "chbmv_"))(p_uplo, CPU_INT(p_n, n, "chbmv"), CPU_INT(p_k, k, "chbmv"), alpha, A,
         CPU_INT(p_lda, lda, "chbmv"), x, CPU_INT(p_incx, incx, "chbmv"), beta, y,
         CPU_INT(p_incy, incy, "chbmv"), uplo_len);
@@ -2553,6 +2773,10 @@ void F77_NAME(zhbmv, ZHBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
     if (!(lda >= k + 1)) { dropin_xerbla("zhbmv", 6); return; }
     if (!(incx != 0)) { dropin_xerbla("zhbmv", 8); return; }
     if (!(incy != 0)) { dropin_xerbla("zhbmv", 11); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zhbmv_cpu_fn *)dropin_cpu(&cpu, "zhbmv_"))(p_uplo, CPU_INT(p_n, n, "zhbmv"), CPU_INT(p_k, k, "zhbmv"), alpha, A,
         CPU_INT(p_lda, lda, "zhbmv"), x, CPU_INT(p_incx, incx, "zhbmv"), beta, y,
         CPU_INT(p_incy, incy, "zhbmv"), uplo_len);
@@ -2579,6 +2803,10 @@ void F77_NAME(chpmv, CHPMV)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(n >= 0)) { dropin_xerbla("chpmv", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("chpmv", 6); return; }
     if (!(incy != 0)) { dropin_xerbla("chpmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((chpmv_cpu_fn *)dropin_cpu(&cpu, "chpmv_"))(p_uplo, CPU_INT(p_n, n, "chpmv"), alpha, AP, x, CPU_INT(p_incx, incx, "chpmv"), beta, y,
         CPU_INT(p_incy, incy, "chpmv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2605,6 +2833,10 @@ void F77_NAME(zhpmv, ZHPMV)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(n >= 0)) { dropin_xerbla("zhpmv", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("zhpmv", 6); return; }
     if (!(incy != 0)) { dropin_xerbla("zhpmv", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zhpmv_cpu_fn *)dropin_cpu(&cpu, "zhpmv_"))(p_uplo, CPU_INT(p_n, n, "zhpmv"), alpha, AP, x, CPU_INT(p_incx, incx, "zhpmv"), beta, y,
         CPU_INT(p_incy, incy, "zhpmv"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2629,6 +2861,10 @@ void F77_NAME(cher, CHER)(const char *p_uplo, const f77_int *p_n, const float *a
     if (!(n >= 0)) { dropin_xerbla("cher", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("cher", 5); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("cher", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cher_cpu_fn *)dropin_cpu(&cpu, "cher_"))(p_uplo, CPU_INT(p_n, n, "cher"), alpha, x, CPU_INT(p_incx, incx, "cher"), A,
         CPU_INT(p_lda, lda, "cher"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2653,6 +2889,10 @@ void F77_NAME(zher, ZHER)(const char *p_uplo, const f77_int *p_n, const double *
     if (!(n >= 0)) { dropin_xerbla("zher", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("zher", 5); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("zher", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zher_cpu_fn *)dropin_cpu(&cpu, "zher_"))(p_uplo, CPU_INT(p_n, n, "zher"), alpha, x, CPU_INT(p_incx, incx, "zher"), A,
         CPU_INT(p_lda, lda, "zher"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2680,6 +2920,10 @@ void F77_NAME(cher2, CHER2)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(incx != 0)) { dropin_xerbla("cher2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("cher2", 7); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("cher2", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cher2_cpu_fn *)dropin_cpu(&cpu, "cher2_"))(p_uplo, CPU_INT(p_n, n, "cher2"), alpha, x, CPU_INT(p_incx, incx, "cher2"), y,
         CPU_INT(p_incy, incy, "cher2"), A, CPU_INT(p_lda, lda, "cher2"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2707,6 +2951,10 @@ void F77_NAME(zher2, ZHER2)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(incx != 0)) { dropin_xerbla("zher2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("zher2", 7); return; }
     if (!(lda >= IMAX(1, n))) { dropin_xerbla("zher2", 9); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zher2_cpu_fn *)dropin_cpu(&cpu, "zher2_"))(p_uplo, CPU_INT(p_n, n, "zher2"), alpha, x, CPU_INT(p_incx, incx, "zher2"), y,
         CPU_INT(p_incy, incy, "zher2"), A, CPU_INT(p_lda, lda, "zher2"), uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2729,6 +2977,10 @@ void F77_NAME(chpr, CHPR)(const char *p_uplo, const f77_int *p_n, const float *a
     if (!dropin_opt_in(uplo, "UL")) { dropin_xerbla("chpr", 1); return; }
     if (!(n >= 0)) { dropin_xerbla("chpr", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("chpr", 5); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((chpr_cpu_fn *)dropin_cpu(&cpu, "chpr_"))(p_uplo, CPU_INT(p_n, n, "chpr"), alpha, x, CPU_INT(p_incx, incx, "chpr"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -2750,6 +3002,10 @@ void F77_NAME(zhpr, ZHPR)(const char *p_uplo, const f77_int *p_n, const double *
     if (!dropin_opt_in(uplo, "UL")) { dropin_xerbla("zhpr", 1); return; }
     if (!(n >= 0)) { dropin_xerbla("zhpr", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("zhpr", 5); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zhpr_cpu_fn *)dropin_cpu(&cpu, "zhpr_"))(p_uplo, CPU_INT(p_n, n, "zhpr"), alpha, x, CPU_INT(p_incx, incx, "zhpr"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -2774,6 +3030,10 @@ void F77_NAME(chpr2, CHPR2)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(n >= 0)) { dropin_xerbla("chpr2", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("chpr2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("chpr2", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((chpr2_cpu_fn *)dropin_cpu(&cpu, "chpr2_"))(p_uplo, CPU_INT(p_n, n, "chpr2"), alpha, x, CPU_INT(p_incx, incx, "chpr2"), y,
         CPU_INT(p_incy, incy, "chpr2"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2799,6 +3059,10 @@ void F77_NAME(zhpr2, ZHPR2)(const char *p_uplo, const f77_int *p_n, const cufort
     if (!(n >= 0)) { dropin_xerbla("zhpr2", 2); return; }
     if (!(incx != 0)) { dropin_xerbla("zhpr2", 5); return; }
     if (!(incy != 0)) { dropin_xerbla("zhpr2", 7); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zhpr2_cpu_fn *)dropin_cpu(&cpu, "zhpr2_"))(p_uplo, CPU_INT(p_n, n, "zhpr2"), alpha, x, CPU_INT(p_incx, incx, "zhpr2"), y,
         CPU_INT(p_incy, incy, "zhpr2"), AP, uplo_len);
     dropin_end(&call, 0, flops, 0);
@@ -2841,6 +3105,10 @@ void F77_NAME(sgemm, SGEMM)(const char *p_transa, const char *p_transb, const f7
     if (!(lda >= IMAX(1, NOTR(transa) ? m : k))) { dropin_xerbla("sgemm", 8); return; }
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) { dropin_xerbla("sgemm", 10); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("sgemm", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((sgemm_cpu_fn *)dropin_cpu(&cpu, "sgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "sgemm"), CPU_INT(p_n, n, "sgemm"),
         CPU_INT(p_k, k, "sgemm"), alpha, A, CPU_INT(p_lda, lda, "sgemm"), B,
         CPU_INT(p_ldb, ldb, "sgemm"), beta, C, CPU_INT(p_ldc, ldc, "sgemm"), transa_len, transb_len);
@@ -2885,6 +3153,10 @@ void F77_NAME(dgemm, DGEMM)(const char *p_transa, const char *p_transb, const f7
     if (!(lda >= IMAX(1, NOTR(transa) ? m : k))) { dropin_xerbla("dgemm", 8); return; }
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) { dropin_xerbla("dgemm", 10); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("dgemm", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dgemm_cpu_fn *)dropin_cpu(&cpu, "dgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "dgemm"), CPU_INT(p_n, n, "dgemm"),
         CPU_INT(p_k, k, "dgemm"), alpha, A, CPU_INT(p_lda, lda, "dgemm"), B,
         CPU_INT(p_ldb, ldb, "dgemm"), beta, C, CPU_INT(p_ldc, ldc, "dgemm"), transa_len, transb_len);
@@ -2929,6 +3201,10 @@ void F77_NAME(cgemm, CGEMM)(const char *p_transa, const char *p_transb, const f7
     if (!(lda >= IMAX(1, NOTR(transa) ? m : k))) { dropin_xerbla("cgemm", 8); return; }
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) { dropin_xerbla("cgemm", 10); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("cgemm", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cgemm_cpu_fn *)dropin_cpu(&cpu, "cgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "cgemm"), CPU_INT(p_n, n, "cgemm"),
         CPU_INT(p_k, k, "cgemm"), alpha, A, CPU_INT(p_lda, lda, "cgemm"), B,
         CPU_INT(p_ldb, ldb, "cgemm"), beta, C, CPU_INT(p_ldc, ldc, "cgemm"), transa_len, transb_len);
@@ -2973,6 +3249,10 @@ void F77_NAME(zgemm, ZGEMM)(const char *p_transa, const char *p_transb, const f7
     if (!(lda >= IMAX(1, NOTR(transa) ? m : k))) { dropin_xerbla("zgemm", 8); return; }
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) { dropin_xerbla("zgemm", 10); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("zgemm", 13); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zgemm_cpu_fn *)dropin_cpu(&cpu, "zgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "zgemm"), CPU_INT(p_n, n, "zgemm"),
         CPU_INT(p_k, k, "zgemm"), alpha, A, CPU_INT(p_lda, lda, "zgemm"), B,
         CPU_INT(p_ldb, ldb, "zgemm"), beta, C, CPU_INT(p_ldc, ldc, "zgemm"), transa_len, transb_len);
@@ -3013,6 +3293,10 @@ void F77_NAME(ssymm, SSYMM)(const char *p_side, const char *p_uplo, const f77_in
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("ssymm", 7); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("ssymm", 9); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("ssymm", 12); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssymm_cpu_fn *)dropin_cpu(&cpu, "ssymm_"))(p_side, p_uplo, CPU_INT(p_m, m, "ssymm"), CPU_INT(p_n, n, "ssymm"), alpha, A,
         CPU_INT(p_lda, lda, "ssymm"), B, CPU_INT(p_ldb, ldb, "ssymm"), beta, C,
         CPU_INT(p_ldc, ldc, "ssymm"), side_len, uplo_len);
@@ -3054,6 +3338,10 @@ void F77_NAME(dsymm, DSYMM)(const char *p_side, const char *p_uplo, const f77_in
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("dsymm", 7); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("dsymm", 9); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("dsymm", 12); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsymm_cpu_fn *)dropin_cpu(&cpu, "dsymm_"))(p_side, p_uplo, CPU_INT(p_m, m, "dsymm"), CPU_INT(p_n, n, "dsymm"), alpha, A,
         CPU_INT(p_lda, lda, "dsymm"), B, CPU_INT(p_ldb, ldb, "dsymm"), beta, C,
         CPU_INT(p_ldc, ldc, "dsymm"), side_len, uplo_len);
@@ -3096,6 +3384,10 @@ void F77_NAME(csymm, CSYMM)(const char *p_side, const char *p_uplo, const f77_in
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("csymm", 7); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("csymm", 9); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("csymm", 12); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((csymm_cpu_fn *)dropin_cpu(&cpu, "csymm_"))(p_side, p_uplo, CPU_INT(p_m, m, "csymm"), CPU_INT(p_n, n, "csymm"), alpha, A,
         CPU_INT(p_lda, lda, "csymm"), B, CPU_INT(p_ldb, ldb, "csymm"), beta, C,
         CPU_INT(p_ldc, ldc, "csymm"), side_len, uplo_len);
@@ -3138,6 +3430,10 @@ void F77_NAME(zsymm, ZSYMM)(const char *p_side, const char *p_uplo, const f77_in
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("zsymm", 7); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("zsymm", 9); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("zsymm", 12); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zsymm_cpu_fn *)dropin_cpu(&cpu, "zsymm_"))(p_side, p_uplo, CPU_INT(p_m, m, "zsymm"), CPU_INT(p_n, n, "zsymm"), alpha, A,
         CPU_INT(p_lda, lda, "zsymm"), B, CPU_INT(p_ldb, ldb, "zsymm"), beta, C,
         CPU_INT(p_ldc, ldc, "zsymm"), side_len, uplo_len);
@@ -3180,6 +3476,10 @@ void F77_NAME(chemm, CHEMM)(const char *p_side, const char *p_uplo, const f77_in
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("chemm", 7); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("chemm", 9); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("chemm", 12); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((chemm_cpu_fn *)dropin_cpu(&cpu, "chemm_"))(p_side, p_uplo, CPU_INT(p_m, m, "chemm"), CPU_INT(p_n, n, "chemm"), alpha, A,
         CPU_INT(p_lda, lda, "chemm"), B, CPU_INT(p_ldb, ldb, "chemm"), beta, C,
         CPU_INT(p_ldc, ldc, "chemm"), side_len, uplo_len);
@@ -3222,6 +3522,10 @@ void F77_NAME(zhemm, ZHEMM)(const char *p_side, const char *p_uplo, const f77_in
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("zhemm", 7); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("zhemm", 9); return; }
     if (!(ldc >= IMAX(1, m))) { dropin_xerbla("zhemm", 12); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zhemm_cpu_fn *)dropin_cpu(&cpu, "zhemm_"))(p_side, p_uplo, CPU_INT(p_m, m, "zhemm"), CPU_INT(p_n, n, "zhemm"), alpha, A,
         CPU_INT(p_lda, lda, "zhemm"), B, CPU_INT(p_ldb, ldb, "zhemm"), beta, C,
         CPU_INT(p_ldc, ldc, "zhemm"), side_len, uplo_len);
@@ -3259,6 +3563,10 @@ void F77_NAME(ssyrk, SSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (!(k >= 0)) { dropin_xerbla("ssyrk", 4); return; }
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("ssyrk", 7); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("ssyrk", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssyrk_cpu_fn *)dropin_cpu(&cpu, "ssyrk_"))(p_uplo, p_trans, CPU_INT(p_n, n, "ssyrk"), CPU_INT(p_k, k, "ssyrk"), alpha, A,
         CPU_INT(p_lda, lda, "ssyrk"), beta, C, CPU_INT(p_ldc, ldc, "ssyrk"), uplo_len, trans_len);
     dropin_end(&call, 0, flops, 0);
@@ -3295,6 +3603,10 @@ void F77_NAME(dsyrk, DSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (!(k >= 0)) { dropin_xerbla("dsyrk", 4); return; }
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("dsyrk", 7); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("dsyrk", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsyrk_cpu_fn *)dropin_cpu(&cpu, "dsyrk_"))(p_uplo, p_trans, CPU_INT(p_n, n, "dsyrk"), CPU_INT(p_k, k, "dsyrk"), alpha, A,
         CPU_INT(p_lda, lda, "dsyrk"), beta, C, CPU_INT(p_ldc, ldc, "dsyrk"), uplo_len, trans_len);
     dropin_end(&call, 0, flops, 0);
@@ -3333,6 +3645,10 @@ void F77_NAME(csyrk, CSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (!(k >= 0)) { dropin_xerbla("csyrk", 4); return; }
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("csyrk", 7); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("csyrk", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((csyrk_cpu_fn *)dropin_cpu(&cpu, "csyrk_"))(p_uplo, p_trans, CPU_INT(p_n, n, "csyrk"), CPU_INT(p_k, k, "csyrk"), alpha, A,
         CPU_INT(p_lda, lda, "csyrk"), beta, C, CPU_INT(p_ldc, ldc, "csyrk"), uplo_len, trans_len);
     dropin_end(&call, 0, flops, 0);
@@ -3371,6 +3687,10 @@ void F77_NAME(zsyrk, ZSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (!(k >= 0)) { dropin_xerbla("zsyrk", 4); return; }
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("zsyrk", 7); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("zsyrk", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zsyrk_cpu_fn *)dropin_cpu(&cpu, "zsyrk_"))(p_uplo, p_trans, CPU_INT(p_n, n, "zsyrk"), CPU_INT(p_k, k, "zsyrk"), alpha, A,
         CPU_INT(p_lda, lda, "zsyrk"), beta, C, CPU_INT(p_ldc, ldc, "zsyrk"), uplo_len, trans_len);
     dropin_end(&call, 0, flops, 0);
@@ -3407,6 +3727,10 @@ void F77_NAME(cherk, CHERK)(const char *p_uplo, const char *p_trans, const f77_i
     if (!(k >= 0)) { dropin_xerbla("cherk", 4); return; }
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("cherk", 7); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("cherk", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cherk_cpu_fn *)dropin_cpu(&cpu, "cherk_"))(p_uplo, p_trans, CPU_INT(p_n, n, "cherk"), CPU_INT(p_k, k, "cherk"), alpha, A,
         CPU_INT(p_lda, lda, "cherk"), beta, C, CPU_INT(p_ldc, ldc, "cherk"), uplo_len, trans_len);
     dropin_end(&call, 0, flops, 0);
@@ -3443,6 +3767,10 @@ void F77_NAME(zherk, ZHERK)(const char *p_uplo, const char *p_trans, const f77_i
     if (!(k >= 0)) { dropin_xerbla("zherk", 4); return; }
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("zherk", 7); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("zherk", 10); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zherk_cpu_fn *)dropin_cpu(&cpu, "zherk_"))(p_uplo, p_trans, CPU_INT(p_n, n, "zherk"), CPU_INT(p_k, k, "zherk"), alpha, A,
         CPU_INT(p_lda, lda, "zherk"), beta, C, CPU_INT(p_ldc, ldc, "zherk"), uplo_len, trans_len);
     dropin_end(&call, 0, flops, 0);
@@ -3482,6 +3810,10 @@ void F77_NAME(ssyr2k, SSYR2K)(const char *p_uplo, const char *p_trans, const f77
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("ssyr2k", 7); return; }
     if (!(ldb >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("ssyr2k", 9); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("ssyr2k", 12); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ssyr2k_cpu_fn *)dropin_cpu(&cpu, "ssyr2k_"))(p_uplo, p_trans, CPU_INT(p_n, n, "ssyr2k"), CPU_INT(p_k, k, "ssyr2k"), alpha, A,
         CPU_INT(p_lda, lda, "ssyr2k"), B, CPU_INT(p_ldb, ldb, "ssyr2k"), beta, C,
         CPU_INT(p_ldc, ldc, "ssyr2k"), uplo_len, trans_len);
@@ -3523,6 +3855,10 @@ void F77_NAME(dsyr2k, DSYR2K)(const char *p_uplo, const char *p_trans, const f77
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("dsyr2k", 7); return; }
     if (!(ldb >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("dsyr2k", 9); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("dsyr2k", 12); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dsyr2k_cpu_fn *)dropin_cpu(&cpu, "dsyr2k_"))(p_uplo, p_trans, CPU_INT(p_n, n, "dsyr2k"), CPU_INT(p_k, k, "dsyr2k"), alpha, A,
         CPU_INT(p_lda, lda, "dsyr2k"), B, CPU_INT(p_ldb, ldb, "dsyr2k"), beta, C,
         CPU_INT(p_ldc, ldc, "dsyr2k"), uplo_len, trans_len);
@@ -3565,6 +3901,10 @@ void F77_NAME(csyr2k, CSYR2K)(const char *p_uplo, const char *p_trans, const f77
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("csyr2k", 7); return; }
     if (!(ldb >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("csyr2k", 9); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("csyr2k", 12); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((csyr2k_cpu_fn *)dropin_cpu(&cpu, "csyr2k_"))(p_uplo, p_trans, CPU_INT(p_n, n, "csyr2k"), CPU_INT(p_k, k, "csyr2k"), alpha, A,
         CPU_INT(p_lda, lda, "csyr2k"), B, CPU_INT(p_ldb, ldb, "csyr2k"), beta, C,
         CPU_INT(p_ldc, ldc, "csyr2k"), uplo_len, trans_len);
@@ -3607,6 +3947,10 @@ void F77_NAME(zsyr2k, ZSYR2K)(const char *p_uplo, const char *p_trans, const f77
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("zsyr2k", 7); return; }
     if (!(ldb >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("zsyr2k", 9); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("zsyr2k", 12); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zsyr2k_cpu_fn *)dropin_cpu(&cpu, "zsyr2k_"))(p_uplo, p_trans, CPU_INT(p_n, n, "zsyr2k"), CPU_INT(p_k, k, "zsyr2k"), alpha, A,
         CPU_INT(p_lda, lda, "zsyr2k"), B, CPU_INT(p_ldb, ldb, "zsyr2k"), beta, C,
         CPU_INT(p_ldc, ldc, "zsyr2k"), uplo_len, trans_len);
@@ -3649,6 +3993,10 @@ void F77_NAME(cher2k, CHER2K)(const char *p_uplo, const char *p_trans, const f77
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("cher2k", 7); return; }
     if (!(ldb >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("cher2k", 9); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("cher2k", 12); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((cher2k_cpu_fn *)dropin_cpu(&cpu, "cher2k_"))(p_uplo, p_trans, CPU_INT(p_n, n, "cher2k"), CPU_INT(p_k, k, "cher2k"), alpha, A,
         CPU_INT(p_lda, lda, "cher2k"), B, CPU_INT(p_ldb, ldb, "cher2k"), beta, C,
         CPU_INT(p_ldc, ldc, "cher2k"), uplo_len, trans_len);
@@ -3691,6 +4039,10 @@ void F77_NAME(zher2k, ZHER2K)(const char *p_uplo, const char *p_trans, const f77
     if (!(lda >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("zher2k", 7); return; }
     if (!(ldb >= IMAX(1, NOTR(trans) ? n : k))) { dropin_xerbla("zher2k", 9); return; }
     if (!(ldc >= IMAX(1, n))) { dropin_xerbla("zher2k", 12); return; }
+    if (n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((zher2k_cpu_fn *)dropin_cpu(&cpu, "zher2k_"))(p_uplo, p_trans, CPU_INT(p_n, n, "zher2k"), CPU_INT(p_k, k, "zher2k"), alpha, A,
         CPU_INT(p_lda, lda, "zher2k"), B, CPU_INT(p_ldb, ldb, "zher2k"), beta, C,
         CPU_INT(p_ldc, ldc, "zher2k"), uplo_len, trans_len);
@@ -3733,6 +4085,10 @@ void F77_NAME(strmm, STRMM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("strmm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("strmm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("strmm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((strmm_cpu_fn *)dropin_cpu(&cpu, "strmm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "strmm"), CPU_INT(p_n, n, "strmm"), alpha,
         A, CPU_INT(p_lda, lda, "strmm"), B, CPU_INT(p_ldb, ldb, "strmm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -3775,6 +4131,10 @@ void F77_NAME(dtrmm, DTRMM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("dtrmm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("dtrmm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("dtrmm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtrmm_cpu_fn *)dropin_cpu(&cpu, "dtrmm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "dtrmm"), CPU_INT(p_n, n, "dtrmm"), alpha,
         A, CPU_INT(p_lda, lda, "dtrmm"), B, CPU_INT(p_ldb, ldb, "dtrmm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -3818,6 +4178,10 @@ void F77_NAME(ctrmm, CTRMM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("ctrmm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("ctrmm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("ctrmm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctrmm_cpu_fn *)dropin_cpu(&cpu, "ctrmm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "ctrmm"), CPU_INT(p_n, n, "ctrmm"), alpha,
         A, CPU_INT(p_lda, lda, "ctrmm"), B, CPU_INT(p_ldb, ldb, "ctrmm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -3861,6 +4225,10 @@ void F77_NAME(ztrmm, ZTRMM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("ztrmm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("ztrmm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("ztrmm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztrmm_cpu_fn *)dropin_cpu(&cpu, "ztrmm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "ztrmm"), CPU_INT(p_n, n, "ztrmm"), alpha,
         A, CPU_INT(p_lda, lda, "ztrmm"), B, CPU_INT(p_ldb, ldb, "ztrmm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -3903,6 +4271,10 @@ void F77_NAME(strsm, STRSM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("strsm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("strsm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("strsm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((strsm_cpu_fn *)dropin_cpu(&cpu, "strsm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "strsm"), CPU_INT(p_n, n, "strsm"), alpha,
         A, CPU_INT(p_lda, lda, "strsm"), B, CPU_INT(p_ldb, ldb, "strsm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -3945,6 +4317,10 @@ void F77_NAME(dtrsm, DTRSM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("dtrsm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("dtrsm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("dtrsm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((dtrsm_cpu_fn *)dropin_cpu(&cpu, "dtrsm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "dtrsm"), CPU_INT(p_n, n, "dtrsm"), alpha,
         A, CPU_INT(p_lda, lda, "dtrsm"), B, CPU_INT(p_ldb, ldb, "dtrsm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -3988,6 +4364,10 @@ void F77_NAME(ctrsm, CTRSM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("ctrsm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("ctrsm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("ctrsm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ctrsm_cpu_fn *)dropin_cpu(&cpu, "ctrsm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "ctrsm"), CPU_INT(p_n, n, "ctrsm"), alpha,
         A, CPU_INT(p_lda, lda, "ctrsm"), B, CPU_INT(p_ldb, ldb, "ctrsm"), side_len, uplo_len,
         transa_len, diag_len);
@@ -4031,6 +4411,10 @@ void F77_NAME(ztrsm, ZTRSM)(const char *p_side, const char *p_uplo, const char *
     if (!(n >= 0)) { dropin_xerbla("ztrsm", 6); return; }
     if (!(lda >= IMAX(1, LEFT(side) ? m : n))) { dropin_xerbla("ztrsm", 9); return; }
     if (!(ldb >= IMAX(1, m))) { dropin_xerbla("ztrsm", 11); return; }
+    if (m == 0 || n == 0) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
     ((ztrsm_cpu_fn *)dropin_cpu(&cpu, "ztrsm_"))(p_side, p_uplo, p_transa, p_diag, CPU_INT(p_m, m, "ztrsm"), CPU_INT(p_n, n, "ztrsm"), alpha,
         A, CPU_INT(p_lda, lda, "ztrsm"), B, CPU_INT(p_ldb, ldb, "ztrsm"), side_len, uplo_len,
         transa_len, diag_len);
