@@ -59,6 +59,10 @@ static inline int cufort_fft_real_out(int type)
 
 /* fft_api.c for fft_cache.c: a released plan leaves the list of live plans, so a stale handle to it
  * is refused like a destroyed one until it is handed out again. */
+/* fft_api.c for the thunk engine's execution on host arrays: the plan is live, the direction fits
+ * its type, and it may run in place if asked to (CUFORT_INVALID_VALUE with a message otherwise). */
+int cufort_fft_check_exec(const char *fn, cufort_fft_plan plan, int direction, int in_place);
+
 int cufort_fft_unlist(cufort_fft_plan plan);        /* 1 if it was live */
 int cufort_fft_relist(cufort_fft_plan plan);
 void cufort_fft_free(cufort_fft_plan plan);         /* backend plan and struct; unlisted plans only */

@@ -80,13 +80,3 @@ f77_int F77_NAME(cufft_set_normalize, CUFFT_SET_NORMALIZE)(const int64_t *plan, 
     int st = cufort_f77_fft_start("cufft_set_normalize");
     return st ? st : cufort_fft_set_normalize(cufort_f77_plan(*plan), *on);
 }
-
-int cufort_f77_fft_type_is(int64_t plan, int type, const char *name)
-{
-    int actual = 0;
-    int st = cufort_fft_get_type(cufort_f77_plan(plan), &actual);
-    if (!st && actual != type)
-        st = cufort_fail(CUFORT_INVALID_VALUE, "%s: the plan is of cuFFT type %#x, not %#x", name,
-                         actual, type);
-    return st;
-}
