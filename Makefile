@@ -375,10 +375,11 @@ demo: libs examples
 
 # ---- bench (needs a GPU) ------------------------------------------------------------------------------
 # `make bench` builds and runs, each printing a table and writing a CSV (in $OUT when set, else .):
-#   bench_kernels  cufort's reductions and transposes against CUB, cuBLAS and a D2D copy (issue 5)
+#   bench_kernels  cufort's reductions and transposes against CUB, cuBLAS and a D2D copy
 #   fft_bench      cufort's FFT against cuFFT called directly; thunked FFTs against the PCIe floor
 #   bench_gemm     GEMM on host arrays through the engine and every alternative (bench/gemm_run.sh)
 #   vec_bench      level-1 BLAS on host arrays against fortran.c-style thunking and the PCIe floor
+# docs/performance.md has the figures and the command behind each.
 BENCH_BIN := $(BUILD)/bench/bench_kernels
 FFT_BENCH_BIN := $(BUILD)/bench/fft_bench
 $(BENCH_BIN): bench/bench_kernels.cu $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -390,51 +391,62 @@ $(FFT_BENCH_BIN): bench/fft_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_S
 	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< \
 	    -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcufft -lcudart -Wl,-rpath,'$$ORIGIN/../lib' \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
-# bench_gemm (issue 6): the thunk engine's GEMM against naive thunking, cublasXt, NVBLAS, the CPU
-# BLAS, the drop-in library and device-pointer cuBLAS; ooc_gemm: one SGEMM larger than the GPU.
+# bench_gemm: the thunk engine's GEMM against naive thunking, cublasXt, NVBLAS, the CPU BLAS, the
+# drop-in library and device-pointer cuBLAS; ooc_gemm: one SGEMM larger than the GPU.
 # bench/gemm_run.sh runs both with NVBLAS set up; bench/plot_gemm.py turns the CSV into the table
 # and the PNG.  No BLAS is linked: NVBLAS's sgemm_ must win under LD_PRELOAD.  vec_bench: level-1
 # BLAS on host arrays against fortran.c-style thunking and the pinned floor; built the same way.
 GEMM_BENCH_BIN := $(BUILD)/bench/bench_gemm
 OOC_BENCH_BIN := $(BUILD)/bench/ooc_gemm
 VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
-TRACE_CALLS_BIN := $(BUILD)/bench/trace_calls
-$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
-# stage_bench: pageable arrays to and from the GPU, every staging scheme tried (bench/NOTES_staging.md)
-STAGE_BENCH_BIN := $(BUILD)/bench/stage_bench
-$(STAGE_BENCH_BIN): bench/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
+
+# Probes (bench/probes/, into $(BUILD)/bench/probes): the experiments behind design decisions, kept
+# to rerun on another machine (docs/performance.md says what each answered).
+PROBE_DIR := $(BUILD)/bench/probes
+# trace_calls: thunked calls timed one by one; against the trace build (make trace-build) it also
+# writes the staging timeline, which bench/probes/trace_report.py reads
+TRACE_CALLS_BIN := $(PROBE_DIR)/trace_calls
+$(TRACE_CALLS_BIN): $(PROBE_DIR)/%: bench/probes/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
+	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcudart -lm \
+	    -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA_LIBDIR)
+# stage_bench: pageable arrays to and from the GPU, every staging scheme tried
+STAGE_BENCH_BIN := $(PROBE_DIR)/stage_bench
+$(STAGE_BENCH_BIN): bench/probes/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/thunk $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
-# hmm_probe: can the GPU read and write pageable arrays itself (HMM), and how fast (bench/NOTES_fft.md)
-HMM_PROBE_BIN := $(BUILD)/bench/hmm_probe
-$(HMM_PROBE_BIN): bench/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
+# hmm_probe: can the GPU read and write pageable arrays itself (HMM), and how fast
+HMM_PROBE_BIN := $(PROBE_DIR)/hmm_probe
+$(HMM_PROBE_BIN): bench/probes/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -o $@ $< -lcufft -Xlinker -rpath,$(CUDA_LIBDIR)
 # pin_probe: can a pageable array stay pinned between calls, safely (userfaultfd events), and what
-# pinning and DMA from it cost (bench/NOTES_fft.md v10)
-PIN_PROBE_BIN := $(BUILD)/bench/pin_probe
-$(PIN_PROBE_BIN): bench/pin_probe.c $(FLAGS_FILE) | $(DEPS_STAMP)
+# pinning and DMA from it cost
+PIN_PROBE_BIN := $(PROBE_DIR)/pin_probe
+$(PIN_PROBE_BIN): bench/probes/pin_probe.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
 # cpu_noise: bursts of busy threads beside a benchmark, as a shared host's other guests make them
-NOISE_BIN := $(BUILD)/bench/cpu_noise
-$(NOISE_BIN): bench/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
+NOISE_BIN := $(PROBE_DIR)/cpu_noise
+$(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
              $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h) and trace_calls
-# against it, in $(BUILD)/trace; bench/trace_report.py reads the timeline
+# against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline
 .PHONY: trace-build
 trace-build:
-	$(MAKE) BUILD=$(BUILD)/trace CFLAGS="$(CFLAGS) -DCUFORT_STAGE_TRACE" $(BUILD)/trace/bench/trace_calls
+	$(MAKE) BUILD=$(BUILD)/trace CFLAGS="$(CFLAGS) -DCUFORT_STAGE_TRACE" $(BUILD)/trace/bench/probes/trace_calls
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)

@@ -1,4 +1,4 @@
-/* bench_gemm.c — issue 6's GEMM benchmark: C = A*B + C on host arrays, n x n, side by side in one
+/* bench_gemm.c — the GEMM benchmark: C = A*B + C on host arrays, n x n, side by side in one
  * process, each path timed the same way (wall clock around a call that returns with C on the host;
  * one warm-up, then the median of several; the engine, the CPU BLAS and the drop-in take turns in
  * short runs, see interleaved()):
@@ -346,7 +346,7 @@ static void emit(problem *pr, const char *mode_base, double ms);
  * engine call after a long CPU call finds the copy helpers and the GPU idle).  A slow spell of this
  * shared host still falls on every path alike.  (Single calls in a random order, seeded alike for every
  * size, made the drop-in follow the CPU BLAS call in 6 of 10 reps and the engine in 4, and read the
- * same engine call up to 15% slower through the drop-in: bench/NOTES_gemm.md v6.)
+ * same engine call up to 15% slower through the drop-in.)
  * A path whose fastest call in two rounds took 3x the others' median leaves the turns: it cannot be
  * the better one (the drop-in stays).  The warm-up runs the drop-in WARM_DROPIN times, past the
  * first calls near its threshold that measure both of its paths (adapt.c).
@@ -355,15 +355,15 @@ static void emit(problem *pr, const char *mode_base, double ms);
  * rounds moves less.  (Over the better of the two per round it read 1.15 where the CPU BLAS and
  * the engine are about equal: the smaller of two noisy times is biased low.)
  * Only the engine, the CPU BLAS and the drop-in take turns: with cublasXt among them the call after
- * it ran 10-20% slower (v5). */
+ * it ran 10-20% slower. */
 enum { RUN = 2, WARM_DROPIN = 9 };
 
 /* The order of round r: every path follows every other path equally often, across rounds too.
  * What ran just before still shows in a run's timed calls: in a plain rotation of (engine, CPU
  * BLAS, drop-in) the drop-in followed the CPU BLAS in two rounds of three and the engine in one, and
  * in the rounds where it followed the CPU BLAS and the engine followed the drop-in, the drop-in on
- * the engine's own path read 1.02-1.10 of the engine; 0.98-1.03 with no CPU BLAS in the turns
- * (NOTES_gemm v9).  Three paths go through the six orders below, in which each path is preceded
+ * the engine's own path read 1.02-1.10 of the engine; 0.98-1.03 with no CPU BLAS in the turns.
+ * Three paths go through the six orders below, in which each path is preceded
  * by each other path three times; two paths alternate (0 1) and (1 0). */
 static int order_of(int r, int i, int np)
 {
@@ -375,16 +375,14 @@ static int order_of(int r, int i, int np)
 typedef struct { const char *mode; runner run; void *ctx; } timed_path;
 /* Rounds of interleaved(), whole cycles of order_of's six orders.  The drop-in is judged on 5%, and
  * single runs on this shared host spread far more than that, on every path:
- * - up to n = 1024, runs of the CPU BLAS and the drop-in spread 0.6-1.7x their median (run 21); on
- *   a busy instance the drop-in's runs over the engine's, both on the engine, 0.5-3x (DGEMM 1024,
- *   run 44).  With 60 rounds the drop-in's median over the CPU BLAS's, the drop-in running the CPU
- *   BLAS itself, read 0.93-1.10 (run 26); with 120 the drop-in on the engine's own path read 1.053
- *   of it (DGEMM 1024, run 44).  These calls are short: 960 rounds of the three paths at n = 512
- *   take 3-5 s;
+ * - up to n = 1024, runs of the CPU BLAS and the drop-in spread 0.6-1.7x their median; on a busy
+ *   instance the drop-in's runs over the engine's, both on the engine, 0.5-3x (DGEMM 1024).  With
+ *   60 rounds the drop-in's median over the CPU BLAS's, the drop-in running the CPU BLAS itself,
+ *   read 0.93-1.10; with 120 the drop-in on the engine's own path read 1.053 of it (DGEMM 1024).
+ *   These calls are short: 960 rounds of the three paths at n = 512 take 3-5 s;
  * - past n = 1024 only the engine and the drop-in, which runs the engine, take turns (the CPU BLAS
  *   leaves after two rounds): DGEMM 8192's staged copies spread 10-20%; with 6 rounds a slow spell
- *   read the drop-in 1.085 of the engine (run 39), with 18 single runs of 1.6-3x put DGEMM 4096
- *   at 1.063 (run 40).
+ *   read the drop-in 1.085 of the engine, with 18 single runs of 1.6-3x put DGEMM 4096 at 1.063.
  * A median's spread falls as 1/sqrt(rounds).  BENCH_REPS sets the rounds too (as repetitions). */
 enum { MAX_ROUNDS = 960 };
 static int rounds_for(int n)

@@ -66,8 +66,7 @@ __global__ void widen(const float *x, double *y, size_t n)
 
 // Before every timed call: a read of twice L2's size, then a wait for it.  Each case then starts
 // from the same L2 (none of its operands in it), whatever case ran before it: without this the
-// same launch read up to 3% faster or slower by its place in the interleaved order (bench/NOTES.md
-// v5).  A read leaves clean lines (a memset would leave dirty ones for the timed call to write
+// same launch read up to 3% faster or slower by its place in the interleaved order.  A read leaves clean lines (a memset would leave dirty ones for the timed call to write
 // back); the wait keeps the timed call's launch inside its time, as a caller sees it.
 static const int4 *scrub_buf;
 static size_t scrub_n;

@@ -1,5 +1,5 @@
 /* fft_bench.c — cufort's FFT against cuFFT called directly, and thunked transforms against the
- * transfer floor, side by side in one run (issue 4).  Cases: one 2^24-point C2C transform and a
+ * transfer floor, side by side in one run.  Cases: one 2^24-point C2C transform and a
  * batch of 4096 C2C transforms of 4096 points (single precision, out of place).
  *   device   cufort_fft_exec on device memory        vs  cufftExecC2C on the same sizes
  *   thunked  cufort_fft_exec_host on host arrays     vs  floor = bytes in / pinned H2D bandwidth
@@ -9,8 +9,7 @@
  * thunked call beside the pinned copies that make its floor (20 reps; the thunked calls by wall
  * clock, the call being synchronous).  Medians, and for the thunked calls also the median of each
  * rep's thunked time over that rep's floor ("paired").  Timed one after the other, the floor's
- * copies sometimes read 40-49 GB/s, and the device calls once read 1.096 of cuFFT
- * (bench/NOTES_fft.md).  The thunked calls' last results are checked against the device call's;
+ * copies sometimes read 40-49 GB/s, and the device calls once read 1.096 of cuFFT.  The thunked calls' last results are checked against the device call's;
  * a difference fails the run (exit 1).
  * The thunked calls run twice: first with the pin cache off ("staged": every call packs the
  * pageable arrays through pinned slots), then on ("cached", in turns with a floor of its own): the

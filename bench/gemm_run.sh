@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gemm_run.sh [build-dir] — issue 6's GEMM benchmark session on a GPU machine, one command:
+# bench/gemm_run.sh [build-dir] — the GEMM benchmark on a GPU machine, one command:
 # bench_gemm (engine, naive thunking, cublasXt, CPU BLAS, drop-in, device cuBLAS, roofline), the same
 # through NVBLAS under LD_PRELOAD (plain and with autopin), the engine with TF32 and under an 8 GiB
 # device-memory cap, the legacy dgemm loop relinked against the drop-in, and ooc_gemm (one SGEMM

@@ -1,5 +1,5 @@
 /* ooc_gemm.c — one SGEMM on host arrays whose three matrices together exceed the GPU's memory
- * (issue 6): n chosen from the device's total memory unless given, C = A*B + C through
+ * (out of core): n chosen from the device's total memory unless given, C = A*B + C through
  * cufort_sgemm_host, then 64 elements of C checked against a double-precision dot product.
  * Usage: ooc_gemm [n].  Prints the plan the engine chose, the time and the largest relative error. */
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/plot_gemm.py CSV [OUTDIR] — issue 6's table and plot from bench_gemm's CSV (prec,n,mode,ms,tflops):
+"""bench/plot_gemm.py CSV [OUTDIR] — the GEMM table and plot from bench_gemm's CSV (prec,n,mode,ms,tflops):
 a markdown table per precision (ms and effective TFLOP/s per path, and the drop-in's time over the
 better of the engine and the CPU BLAS, from the medians) into OUTDIR/bench_gemm.md, and
 OUTDIR/bench_gemm.png, effective TFLOP/s against n, one panel per precision (needs matplotlib; run it

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the README's BLAS coverage table (markdown) from gen/blas_table.py: `make coverage`."""
+"""Prints the BLAS coverage table of docs/coverage.md (markdown) from gen/blas_table.py: `make coverage`."""
 
 import os
 import sys

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/demo.sh [build-dir] — runs the examples (built by `make demo`) and says what ran where.
-# Needs no compiler, so it also runs on a GPU machine from a carried build tree (scripts/gpu_check.sh).
+# Needs no compiler, so it also runs on a GPU machine from a build tree copied there (scripts/gpu_check.sh).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2

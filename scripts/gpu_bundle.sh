@@ -13,7 +13,7 @@ LIMIT_MIB=${GPU_BUNDLE_LIMIT_MIB:-64}
 
 rm -rf "$RT"
 mkdir -p "$RT"
-# what travels: bench/ only where the benchmarks were built (make bench-build)
+# what must be copied: bench/ only where the benchmarks were built (make bench-build)
 CARRY=""
 for d in lib tests examples runtime bench; do
     if [ -d "$BUILD/$d" ]; then CARRY+="${CARRY:+ }$BUILD/$d"; fi
@@ -32,7 +32,7 @@ copy_lib() {   # copy_lib SONAME PATH
 
 # The CPU BLAS of the host backend, loaded with dlopen: ldd cannot see it.  Netlib's reference BLAS
 # by default (450 KB; the host backend tries libopenblas.so.0, then libblas.so.3): OpenBLAS is 36 MB,
-# more than half of what the device tool carries.  GPU_BUNDLE_CPU_BLAS=openblas takes OpenBLAS.
+# more than half of the bundle's size limit.  GPU_BUNDLE_CPU_BLAS=openblas takes OpenBLAS.
 multiarch=$( (gcc -print-multiarch 2>/dev/null || true) | head -n1)
 [ -n "$multiarch" ] || multiarch=x86_64-linux-gnu
 echo "gpu-bundle: collecting into $RT"
@@ -65,13 +65,14 @@ while [ $changed = 1 ]; do
             fi
             if [ ! -e "$RT/$name" ]; then copy_lib "$name" "$path"; changed=1; fi
         done < <(LD_LIBRARY_PATH="$RT:$BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$f" 2>/dev/null)
-    done < <(find $CARRY -maxdepth 1 -type f 2>/dev/null)
+    done < <(find $CARRY $( [ -d "$BUILD/bench/probes" ] && echo "$BUILD/bench/probes") -maxdepth 1 -type f 2>/dev/null)
 done
 
-# what travels (the device tool carries at most 64 MiB, working tree included)
+# what must be copied to the GPU machine: kept under GPU_BUNDLE_LIMIT_MIB (default 64 MiB) so that
+# the copy stays quick
 total=$(du -cb $CARRY 2>/dev/null | tail -n1 | cut -f1)
 mib=$(( (total + 1048575) / 1048576 ))
-echo "gpu-bundle: $(ls "$RT" | wc -l) libraries in $RT; carry: $CARRY = ${mib} MiB"
+echo "gpu-bundle: $(ls "$RT" | wc -l) libraries in $RT; to copy: $CARRY = ${mib} MiB"
 du -sh $CARRY 2>/dev/null | sed 's/^/  /'
 if [ "$mib" -gt "$LIMIT_MIB" ]; then
     echo "gpu-bundle: over ${LIMIT_MIB} MiB" >&2

@@ -13,7 +13,7 @@
 #             (GPU_CHECK_SANITIZER_FLAGS replaces "--tool memcheck --leak-check full --report-api-errors no", e.g.
 #             "--tool racecheck"; CUFORT_TEST_FILTER narrows any step to some tests)
 #   demo      scripts/demo.sh
-# Logs go to $OUT when set (the device tool brings them back), else <build-dir>/gpu-check; at most 7
+# Logs go to $OUT when set, else <build-dir>/gpu-check; at most 7
 # files: nvidia-smi.txt check-cuda.log check-host.log memcheck.log demo.log summary.txt.
 # Exit status non-zero when any step failed.
 set -u

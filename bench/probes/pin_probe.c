@@ -1,5 +1,5 @@
 /* pin_probe.c — can cufort keep a caller's array pinned between thunked calls, safely, here?
- * Answers, in one device call (bench/NOTES_fft.md v10):
+ * Answers, in one run (docs/performance.md):
  *  - userfaultfd: can this process watch an anonymous range for munmap, mremap and madvise
  *    (the events after which a pinned range no longer backs the caller's addresses), with kernel
  *    faults delivered too (no UFFD_USER_MODE_ONLY)?  Does the thread that unmaps wait for the

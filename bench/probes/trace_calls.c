@@ -2,7 +2,7 @@
  * calls, medians on stdout: sscal and saxpy from 256 KiB to 64 MiB, C2C FFTs of 2^24 and 4096 x
  * 4096.  Built by `make trace-build` against the library with the staging timeline
  * (c_wrappers/thunk/stage_trace.h), it marks each timed call with an event 'M' (case, call) and
- * writes the timeline to $CUFORT_STAGE_TRACE, which bench/trace_report.py reads; built by `make
+ * writes the timeline to $CUFORT_STAGE_TRACE, which bench/probes/trace_report.py reads; built by `make
  * bench-build` it only times.  TRACE_ON_HOST=1 runs it on the host backend. */
 #include <stdio.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 /* cpu_noise.c — bursts of busy threads, as other guests of a shared host make them: T threads, each
  * spinning for a random 1..2*B ms then sleeping a random 1..2*S ms, until killed or D seconds pass.
- * Used to check the drop-in's routing under load (bench/NOTES_gemm.md v10).
+ * Used to check the drop-in's routing under load (docs/performance.md).
  * usage: cpu_noise T B_ms S_ms D_s */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -2,9 +2,11 @@
  * with no CPU staging?  Under HMM (heterogeneous memory management: Linux with the open kernel
  * modules, cudaDevAttrPageableMemoryAccess = 1), a kernel may dereference any host pointer, and the
  * driver keeps the GPU's mappings coherent with the process's page tables (mmu notifiers): a freed
- * and re-mapped address cannot keep stale pages, the hazard that rules out caching
- * cudaHostRegister (bench/NOTES_staging.md).  If repeated accesses run near the DMA engine's rate,
- * a thunked transform on pageable arrays needs no host threads at all (issue 4; bench/NOTES_fft.md).
+ * and re-mapped address cannot keep stale pages, the hazard a cache of cudaHostRegister pins must
+ * guard against (the pin cache does it with userfaultfd: docs/design.md).  If repeated accesses run
+ * near the DMA engine's rate, a thunked transform on pageable arrays needs no host threads at all.
+ * On the H100 machine of docs/performance.md the answer was no: no HMM there
+ * (bench/results/hmm_probe_h100.log).
  * Sections, 128 MiB each way unless said, medians of REPS after a first call timed alone (wall clock
  * to the stream's end):
  *   floor     pinned cudaMemcpyAsync each way; a copy kernel reading / writing pinned memory

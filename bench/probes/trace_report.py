@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""trace_report.py TRACE — per case of bench/trace_calls.c, the median time of each milestone of a
+"""trace_report.py TRACE — per case of bench/probes/trace_calls.c, the median time of each milestone of a
 thunked call, in us from the call's start (its 'M' marker), host and GPU events on one clock."""
 import statistics, sys
 from collections import defaultdict

@@ -1,5 +1,5 @@
 /* stage_bench.c — how fast can a pageable host array reach the GPU (and come back) on this host?
- * The experiment behind c_wrappers/thunk/staging.c's design (bench/NOTES_staging.md).  One 512 MiB
+ * The experiment behind c_wrappers/thunk/staging.c's design (docs/design.md, docs/performance.md).  One 512 MiB
  * pageable array each way, random data, medians of REPS after a warm-up, wall clock around the whole
  * transfer (it returns when the data is where it should be).  Cases:
  *   host      memcpy between pageable arrays, plain and with non-temporal stores, 1..16 threads
@@ -95,7 +95,7 @@ static void copy_clwb(void *dst, const void *src, size_t n)
 }
 
 /* memcpy 4 KiB at a time, each 4 KiB's lines demoted at once, still in L1 (copy_demote's second
- * pass over a whole 2 MiB piece cost more than the DMA gained, NOTES_staging v2) */
+ * pass over a whole 2 MiB piece cost more than the DMA gained; docs/performance.md) */
 static void copy_demote_inline(void *dst, const void *src, size_t n)
 {
     for (size_t at = 0; at < n; at += 4096) {
@@ -262,7 +262,7 @@ static int check(const char *a, const char *b, size_t n, const char *what)
 /* grouped: one ring of NG groups of G bytes shared by T threads.  Pieces of P bytes are claimed in
  * order and packed at their place in their group; the thread that completes a group queues one DMA
  * for all of it.  Does the DMA engine keep up with the packing when it gets 4-8 MiB copies instead
- * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots, NOTES_staging) */
+ * of one 2 MiB copy per piece?  (ring: ~46 GB/s from freshly packed 2 MiB slots) */
 /* nt: 0 memcpy, 1 non-temporal stores, 2 memcpy with the lines demoted to L3 as they are written */
 typedef struct { int T, NG; size_t G, P; char *slots; int nt, ramp, lag, two, thp_src; } grouped;
 /* transparent huge pages (the host has them on madvise only): slots registered after the fact,
@@ -287,7 +287,7 @@ static cudaEvent_t gev[64];
 
 /* lag: a group's DMA waits until the next group is packed too (or it is the last), so that the DMA
  * engine reads lines the packing threads have moved on from (a slot just written read at 31 GB/s
- * against 45 from one in no cache, NOTES_staging v2).  Not with ramp. */
+ * against 45 from one in no cache).  Not with ramp. */
 enum { MAX_GROUPS = 1024 };
 static int g_done[MAX_GROUPS], g_issuing[MAX_GROUPS];
 
@@ -415,8 +415,8 @@ static void print_thp(void)
 /* grouped uploads against the ring, taking turns rep by rep, on n bytes */
 static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n)
 {
-    /* T, NG, G, P, slots, nt, ramp, lag, two, thp_src: staging.c's, then the variants of
-     * NOTES_staging v4, v5 and v6 */
+    /* T, NG, G, P, slots, nt, ramp, lag, two, thp_src: staging.c's, then the variants
+     * tried against it (docs/performance.md, "Tried and not kept") */
     grouped qs[] = {{8, 6, 8 << 20, 1 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 0, 1, 0, 0, 0},
                     {8, 6, 8 << 20, 2 << 20, pool, 0, 0, 0, 0, 0}, {8, 6, 8 << 20, 1 << 20, pool, 1, 0, 0, 0, 0},
                     {8, 6, 8 << 20, 1 << 20, pool, 0, 0, 1, 0, 0}, {8, 6, 4 << 20, 1 << 20, pool, 0, 0, 0, 0, 0},

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# bench/ab_run.sh [build-dir] [other-lib-dir] — two builds of libcufort side by side in one device
-# call: vec_bench and fft_bench twice each, the two libraries taking turns run by run (the binaries
-# are the tree's; only the library the loader finds changes), then the cuda test suite and
+# bench/probes/ab_run.sh [build-dir] [other-lib-dir] — two builds of libcufort compared in turns on
+# a GPU machine: vec_bench and fft_bench twice each, the two libraries taking turns run by run (the
+# binaries are the tree's; only the library the loader finds changes), then the cuda test suite and
 # compute-sanitizer memcheck over the tests of the thunk engine, the staging, the BLAS, FFT and
 # kernel host-array paths and the GEMM engine.  other-lib-dir (default <build-dir>/oldlib) holds the
 # other libcufort.so, e.g. copied from a build of main before building a branch.  Needs no compiler:
-# build with `make check bench-build gpu-bundle` and carry the tree and other-lib-dir.  Files under
+# build with `make check bench-build gpu-bundle` and copy the tree and other-lib-dir.  Files under
 # $OUT (else <build-dir>/ab-run): vec.log fft.log summary.txt w.tgz (every log).
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT" || exit 2
 B=${1:-build}
 OTHER=${2:-$B/oldlib}
