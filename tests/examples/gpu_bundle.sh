@@ -38,7 +38,7 @@ for with_bench in no yes; do
     fi
     out=$(bash "$ROOT/scripts/gpu_bundle.sh" "$b" 2>&1)
     rc=$?
-    carry=$(sed -n 's/.*; carry: \(.*\) = [0-9]* MiB$/\1/p' <<<"$out")
+    carry=$(sed -n 's/.*; to copy: \(.*\) = [0-9]* MiB$/\1/p' <<<"$out")
     want="$b/lib $b/tests $b/runtime"
     [ $with_bench = yes ] && want+=" $b/bench"
     if [ $rc -eq 0 ] && [ "$carry" = "$want" ] && [ -e "$b/runtime/libblas.so.3" ]; then
