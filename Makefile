@@ -172,9 +172,11 @@ $(LIB)/libcufort.a: $(CORE_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
 # Shared libraries: lib<name>.so.X.Y.Z with the SONAME lib<name>.so.X (SO_OUTPUT, SO_LINKS: mk/install.mk)
+# -z nodelete: libcufort starts helper threads and thread-exit handlers that run its code, so it
+# must stay mapped even if a program dlclose()s it
 $(LIB)/libcufort.so: $(CORE_OBJS)
 	@mkdir -p $(@D) && $(SO_CLEAN)
-	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) $(CORE_LDLIBS)
+	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined -Wl,-z,nodelete $(filter %.o,$^) $(CORE_LDLIBS)
 	@$(SO_LINKS)
 
 $(LIB)/libcufort_f77.a: $(F77_COMMON_OBJS) $(F77_DEVICE_OBJS)
