@@ -258,6 +258,30 @@ static int check_direction(const char *fn, const struct cufort_fft_plan_s *p, in
     return CUFORT_SUCCESS;
 }
 
+/* A live, checked plan on device arrays, on `stream`.  The plan object is not written: `view` is a
+ * copy that carries the stream, so several threads may run one plan's host transforms at once. */
+static int exec_on(const char *fn, struct cufort_fft_plan_s *plan, const void *in, void *out,
+                   int direction, cufort_stream stream)
+{
+    struct cufort_fft_plan_s view = *plan;
+    view.stream = stream;
+    cufort_fft_side is, os;
+    sides(&view, in == out, &is, &os);
+    int st;
+    if ((st = cufort_check_array(fn, "in", in, side_extent(&is, view.batch), elem_size(&is, view.type))) ||
+        (st = cufort_check_array(fn, "out", out, side_extent(&os, view.batch),
+                                 elem_size(&os, view.type))))
+        return st;
+    const cufort_fft_backend *b = fft_backend();
+    st = cufort_in(fn, b->exec(&view, in, out, direction, &is, &os));
+    if (!st && view.normalize && direction == CUFORT_FFT_INVERSE) {
+        double n = (double)(view.n[0] * (view.rank > 1 ? view.n[1] : 1) *
+                            (view.rank > 2 ? view.n[2] : 1));
+        st = cufort_in(fn, b->scale(&view, out, &os, 1.0 / n));
+    }
+    return st;
+}
+
 int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int direction)
 {
     CUFORT_HOLD_GATE;
@@ -265,32 +289,13 @@ int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int directi
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
         return st;
-    cufort_fft_side is, os;
-    sides(plan, in == out, &is, &os);
-    if ((st = cufort_check_array(fn, "in", in, side_extent(&is, plan->batch), elem_size(&is, plan->type))) ||
-        (st = cufort_check_array(fn, "out", out, side_extent(&os, plan->batch),
-                                 elem_size(&os, plan->type))))
-        return st;
-    const cufort_fft_backend *b = fft_backend();
-    st = cufort_in(fn, b->exec(plan, in, out, direction, &is, &os));
-    if (!st && plan->normalize && direction == CUFORT_FFT_INVERSE) {
-        double n = (double)(plan->n[0] * (plan->rank > 1 ? plan->n[1] : 1) *
-                            (plan->rank > 2 ? plan->n[2] : 1));
-        st = cufort_in(fn, b->scale(plan, out, &os, 1.0 / n));
-    }
-    return st;
+    return exec_on(fn, plan, in, out, direction, plan->stream);
 }
 
-/* Thunking: the input's span goes in, the output's span comes back; in place, one span both ways. */
-int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int direction)
+static int exec_host_on(const char *fn, cufort_thunk *tp, struct cufort_fft_plan_s *plan,
+                        const void *in, void *out, int direction)
 {
-    CUFORT_HOLD_GATE;
-    static const char fn[] = "cufort_fft_exec_host";
-    cufort_clear_error();
-    cufort_thunk t;
-    int st = cufort_thunk_begin(&t, fn);
-    if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
-        return st;
+    int st;
     int in_place = in == out;
     cufort_fft_side is, os;
     sides(plan, in_place, &is, &os);
@@ -308,20 +313,49 @@ int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int di
     }
     int i, o;
     if (in_place) {
-        i = o = cufort_thunk_span(&t, in, IMAX(ibytes, obytes), 1, CUFORT_INOUT);
+        i = o = cufort_thunk_span(tp, in, IMAX(ibytes, obytes), 1, CUFORT_INOUT);
     } else {
         /* an advanced output layout may have gaps the transform leaves alone: they must come back
          * as they were, so the output travels both ways */
-        i = cufort_thunk_span(&t, in, ibytes, 1, CUFORT_IN);
-        o = cufort_thunk_span(&t, out, obytes, 1, plan->advanced ? CUFORT_INOUT : CUFORT_OUT);
+        i = cufort_thunk_span(tp, in, ibytes, 1, CUFORT_IN);
+        o = cufort_thunk_span(tp, out, obytes, 1, plan->advanced ? CUFORT_INOUT : CUFORT_OUT);
     }
-    st = cufort_thunk_stage_in(&t);
-    if (!st) {
-        /* on the stream the staging copies use: another stream would race with them */
-        cufort_stream own = plan->stream;
-        plan->stream = cufort_thread_stream();
-        st = cufort_fft_exec(plan, cufort_thunk_ptr(&t, i), cufort_thunk_ptr(&t, o), direction);
-        plan->stream = own;
+    st = cufort_thunk_stage_in(tp);
+    /* on the stream the staging copies use: another stream would race with them */
+    if (!st)
+        st = exec_on(fn, plan, cufort_thunk_ptr(tp, i), cufort_thunk_ptr(tp, o), direction,
+                     cufort_thread_stream());
+    return cufort_thunk_finish(tp, st);
+}
+
+/* Thunking: the input's span goes in, the output's span comes back; in place, one span both ways.
+ * A plan already running here on another thread lends its shape to a twin from the plan cache
+ * (cuFFT's plan and work area serve one execution at a time); the twin goes back to the cache. */
+int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int direction)
+{
+    CUFORT_HOLD_GATE;
+    static const char fn[] = "cufort_fft_exec_host";
+    cufort_clear_error();
+    cufort_thunk t;
+    int st = cufort_thunk_begin(&t, fn);
+    if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
+        return st;
+    struct cufort_fft_plan_s *run = plan, *twin = NULL;
+    int generation = 0;
+    if (__atomic_exchange_n(&plan->busy, 1, __ATOMIC_ACQUIRE)) {
+        if ((st = cufort_fft_plan_acquire(&twin, &generation, plan->type, plan->rank, plan->n,
+                                          plan->batch, plan->advanced ? plan->inembed : NULL,
+                                          plan->istride, plan->idist,
+                                          plan->advanced ? plan->onembed : NULL, plan->ostride,
+                                          plan->odist)))
+            return cufort_in(fn, st);
+        twin->normalize = plan->normalize;
+        run = twin;
     }
-    return cufort_thunk_finish(&t, st);
+    st = exec_host_on(fn, &t, run, in, out, direction);
+    if (twin)
+        cufort_fft_plan_release(twin, generation);
+    else
+        __atomic_store_n(&plan->busy, 0, __ATOMIC_RELEASE);
+    return st;
 }

@@ -19,6 +19,7 @@ struct cufort_fft_plan_s {
     int64_t inembed[3], istride, idist, onembed[3], ostride, odist;
     cufort_stream stream;
     void *backend;               /* cufftHandle box (cuda) or FFTW plans (host) */
+    int busy;                    /* a cufort_fft_exec_host is running it (atomic) */
 };
 
 typedef struct {

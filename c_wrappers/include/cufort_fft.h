@@ -11,7 +11,9 @@
  * FFTW share; an unpadded in-place real array is too short, which the pointer checks catch).  With
  * embeds, element (i0,i1,i2) of batch b sits at b*dist + stride*((i0*embed[1] + i1)*embed[2] + i2),
  * as in cuFFT's and FFTW's advanced layout (embed[0] is not used).  C2R/Z2D may overwrite their
- * input, as cuFFT and FFTW do.  A plan is not to be executed from two threads at once. */
+ * input, as cuFFT and FFTW do.  A plan is not to be executed on device arrays (cufort_fft_exec) from
+ * two threads at once; on host arrays (cufort_fft_exec_host) it may be, on different arrays, as
+ * FFTW allows for its plans (a busy plan runs the other threads' calls on twins it keeps cached). */
 #ifndef CUFORT_FFT_H
 #define CUFORT_FFT_H
 
