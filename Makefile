@@ -431,6 +431,7 @@ bench: bench-build
 
 # ---- drop-in BLAS library (issue 6) --------------------------------------------------------------------
 include mk/dropin.mk
+include mk/fftw.mk
 
 # ---- check --------------------------------------------------------------------------------------------
 check: libs tests examples

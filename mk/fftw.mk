@@ -1,0 +1,40 @@
+# mk/fftw.mk — the FFTW drop-in library, included by the Makefile after mk/dropin.mk.
+#
+#   build/lib/libcufort_fftw.so   FFTW3's API in double (fftw_*) and single (fftwf_*) precision, and its
+#                                 legacy Fortran interface (dfftw_*, sfftw_*): transforms above a
+#                                 threshold through the thunk engine (libcufort, cuFFT), the rest and
+#                                 everything cuFFT cannot express on the real FFTW found at run time.
+#                                 Relink (-lcufort_fftw instead of -lfftw3 -lfftw3f [-lfftw3_threads
+#                                 -lfftw3f_threads]) or LD_PRELOAD it.  docs/fftw-dropin.md.
+#   FFTW_GPU_THRESHOLD=flops      build-time default of CUFORT_FFTW_THRESHOLD (5e6, c_wrappers/fftw/profile.c)
+
+FFTW_GPU_THRESHOLD ?= 5e6
+
+FFTW_DROPIN_SRCS := $(sort $(wildcard c_wrappers/fftw/*.c))
+FFTW_DROPIN_OBJS := $(call obj_of,$(FFTW_DROPIN_SRCS))
+FFTW_DROPIN_LIB := $(LIB)/libcufort_fftw.so
+
+$(FFTW_DROPIN_OBJS): CPPFLAGS += -Ic_wrappers/fftw -Ic_wrappers/route
+# the .inc templates each precision's file includes
+$(filter %_double.o %_single.o,$(FFTW_DROPIN_OBJS)): $(wildcard c_wrappers/fftw/*.inc)
+
+# The threshold is compiled into profile.o: a change rebuilds it.
+FFTW_SIG_FILE := $(BUILD)/.fftw_flags
+ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(FFTW_SIG_FILE) 2>/dev/null)" = '$(FFTW_GPU_THRESHOLD)' ] || \
+        printf '%s\n' '$(FFTW_GPU_THRESHOLD)' > $(FFTW_SIG_FILE); })
+endif
+$(FFTW_SIG_FILE):
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(FFTW_GPU_THRESHOLD)' > $@
+$(OBJ)/c_wrappers/fftw/profile.o: $(FFTW_SIG_FILE)
+$(OBJ)/c_wrappers/fftw/profile.o: CPPFLAGS += -DCUFORT_FFTW_THRESHOLD=$(FFTW_GPU_THRESHOLD)
+
+$(FFTW_DROPIN_LIB): $(FFTW_DROPIN_OBJS) $(ROUTE_OBJS) $(LIB)/libcufort.so
+	@mkdir -p $(@D)
+	$(CC) -shared -pthread -Wl,-soname,libcufort_fftw.so -Wl,--no-undefined -o $@ $(filter %.o,$^) \
+	    -L$(LIB) -lcufort $(RPATH_LIB) -ldl -lm
+
+LIBS += $(FFTW_DROPIN_LIB)
+HEADERS += c_wrappers/fftw/cufort_fftw.h
+libs: $(FFTW_DROPIN_LIB)
