@@ -38,3 +38,22 @@ $(FFTW_DROPIN_LIB): $(FFTW_DROPIN_OBJS) $(ROUTE_OBJS) $(LIB)/libcufort.so
 LIBS += $(FFTW_DROPIN_LIB)
 HEADERS += c_wrappers/fftw/cufort_fftw.h
 libs: $(FFTW_DROPIN_LIB)
+
+# ---- tests (build/tests, run by make check) ---------------------------------------------------------------
+# test_fftw and test_fftw_engine: every plan kind through the drop-in and the real FFTW (opened apart as
+# the oracle), default routing and the engine forced; tests/examples/fftw.sh: an unchanged F77 program
+# (dfftw_*, sfftw_*) and a fftw3.f03 program, linked against -lfftw3, relinked against the drop-in and
+# under LD_PRELOAD.
+FFTW_TEST_BINS := $(TESTBIN)/test_fftw $(TESTBIN)/test_fftw_engine
+$(OBJ)/tests/fftw/%.o: CPPFLAGS += -Ic_wrappers/fftw
+FFTW_TEST_LINK = -L$(LIB) -lcufort_fftw -lcufort $(RPATH_BIN) -ldl -lm -pthread
+$(TESTBIN)/test_fftw: $(OBJ)/tests/fftw/test_fftw.o $(FFTW_DROPIN_LIB)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) $(FFTW_TEST_LINK)
+$(TESTBIN)/test_fftw_engine: $(OBJ)/tests/fftw/test_fftw.o $(OBJ)/tests/fftw/force_engine.o $(FFTW_DROPIN_LIB)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) $(FFTW_TEST_LINK)
+$(OBJ)/tests/fftw/test_fftw.o: tests/fftw/cases.inc
+
+TEST_BINS += $(FFTW_TEST_BINS)
+tests: $(FFTW_TEST_BINS)
