@@ -11,7 +11,13 @@
  * calls fftw_plan_many_dft) must stay inside it.
  *
  * FFTW's planner is not thread-safe, and the host backend and the drop-in share one FFTW: both plan
- * and destroy plans under cufort_cpu_fftw_lock. */
+ * and destroy plans under cufort_cpu_fftw_lock.
+ *
+ * FFTW calls its own API (fftw_plan_r2r_1d calls fftw_plan_r2r, fftw_print_plan fftw_fprint_plan).
+ * A program linked with -lfftw3 has FFTW loaded before the drop-in opens it, its references bound
+ * in the global scope, so under LD_PRELOAD those inner calls land in the drop-in.  Every call into
+ * FFTW is therefore marked on its thread (cufort_cpu_fftw_enter/leave, and the lock), and the
+ * drop-in hands a call that arrives while its thread is inside FFTW straight back to FFTW. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -36,8 +42,26 @@ static fftw_library libraries[2] = {
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;
 
-void cufort_cpu_fftw_lock(void) { pthread_mutex_lock(&planner); }
-void cufort_cpu_fftw_unlock(void) { pthread_mutex_unlock(&planner); }
+static _Thread_local int depth;   /* calls into FFTW this thread is inside */
+static _Thread_local int held;    /* times this thread holds the planner lock (FFTW may call back) */
+
+void cufort_cpu_fftw_enter(void) { depth++; }
+void cufort_cpu_fftw_leave(void) { depth--; }
+int cufort_cpu_fftw_inside(void) { return depth > 0; }
+
+void cufort_cpu_fftw_lock(void)
+{
+    if (held++ == 0)
+        pthread_mutex_lock(&planner);
+    depth++;
+}
+
+void cufort_cpu_fftw_unlock(void)
+{
+    depth--;
+    if (--held == 0)
+        pthread_mutex_unlock(&planner);
+}
 
 static void note(fftw_library *l, const char *what, const char *why)
 {

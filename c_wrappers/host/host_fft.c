@@ -78,12 +78,14 @@ static int exec_fftw(struct cufort_fft_plan_s *p, void **slot, const fftw_dims *
     cufort_cpu_fftw_unlock();
     if (!*slot)
         return cufort_fail(CUFORT_NOT_SUPPORTED, "FFTW could not plan this transform");
+    cufort_cpu_fftw_enter();
     if (cufort_fft_real_in(p->type))
         fftw->execute_dft_r2c(*slot, in, out);
     else if (cufort_fft_real_out(p->type))
         fftw->execute_dft_c2r(*slot, in, out);
     else
         fftw->execute_dft(*slot, in, out);
+    cufort_cpu_fftw_leave();
     return CUFORT_SUCCESS;
 }
 

@@ -20,9 +20,16 @@ int cufort_cpu_fftw_symbol(int single, const char *symbol, void **fn);
 int cufort_cpu_fftw_threads_symbol(int single, const char *symbol, void **fn);   /* init_threads, ... */
 const char *cufort_cpu_fftw_path(int single);     /* opens it first */
 const char *cufort_cpu_fftw_opened(int single);   /* "(not opened)" until something needed it */
-/* FFTW's planner (plan creation and destruction) is not thread-safe: every caller holds this. */
+/* FFTW's planner (plan creation and destruction) is not thread-safe: every caller holds this (a
+ * thread may take it again while it holds it).  It also marks the thread as inside FFTW. */
 void cufort_cpu_fftw_lock(void);
 void cufort_cpu_fftw_unlock(void);
+/* Every other call into FFTW (execution, queries) is bracketed by enter/leave: FFTW calls its own
+ * API, and with the FFTW drop-in preloaded those calls reach the drop-in, which must hand them
+ * straight back when cufort_cpu_fftw_inside() (see cpu_fftw.c). */
+void cufort_cpu_fftw_enter(void);
+void cufort_cpu_fftw_leave(void);
+int cufort_cpu_fftw_inside(void);
 
 /* What the host backend's FFT plans and runs with; plans and arrays as void * (either precision). */
 typedef struct {
