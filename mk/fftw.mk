@@ -57,3 +57,36 @@ $(OBJ)/tests/fftw/test_fftw.o: tests/fftw/cases.inc
 
 TEST_BINS += $(FFTW_TEST_BINS)
 tests: $(FFTW_TEST_BINS)
+
+# ---- examples: unchanged FFTW programs, linked against -lfftw3 and relinked against the drop-in ---------
+# (checked by tests/examples/fftw.sh; FORTRAN_EXAMPLES is empty where the F77 names have no scheme)
+FFTW_REAL_LIBS := -lfftw3 -lfftw3f -lfftw3_threads -lfftw3f_threads
+ifneq ($(FORTRAN_EXAMPLES),)
+FFTW_EXAMPLES := $(EXBIN)/fftw_legacy $(EXBIN)/fftw_legacy_dropin $(EXBIN)/fftw_f03 $(EXBIN)/fftw_f03_dropin
+EXAMPLE_BINS += $(FFTW_EXAMPLES)
+examples: $(FFTW_EXAMPLES)
+
+$(OBJ)/examples/fftw_legacy.o: examples/fftw_legacy.f $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(CPU_FFLAGS) -I/usr/include -c $< -o $@
+$(OBJ)/examples/fftw_f03.o: examples/fftw_f03.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(CPU_FFLAGS) -I/usr/include -c $< -o $@
+$(EXBIN)/fftw_legacy $(EXBIN)/fftw_f03: $(EXBIN)/%: $(OBJ)/examples/%.o
+	@mkdir -p $(@D)
+	$(FC) -o $@ $< $(FFTW_REAL_LIBS)
+# fftw3.f03 binds the C names: the same object relinked, always
+$(EXBIN)/fftw_f03_dropin: $(OBJ)/examples/fftw_f03.o $(FFTW_DROPIN_LIB)
+	@mkdir -p $(@D)
+	$(FC) -o $@ $< -L$(LIB) -lcufort_fftw $(RPATH_BIN)
+# the legacy names: the same object relinked, unless the F77 layer's names or INTEGER size differ
+ifeq ($(strip $(F77_FC_FLAGS)),)
+$(EXBIN)/fftw_legacy_dropin: $(OBJ)/examples/fftw_legacy.o $(FFTW_DROPIN_LIB)
+	@mkdir -p $(@D)
+	$(FC) -o $@ $< -L$(LIB) -lcufort_fftw $(RPATH_BIN)
+else
+$(EXBIN)/fftw_legacy_dropin: examples/fftw_legacy.f $(FFTW_DROPIN_LIB) $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(ALL_FFLAGS) -I/usr/include -o $@ $< -L$(LIB) -lcufort_fftw $(RPATH_BIN)
+endif
+endif

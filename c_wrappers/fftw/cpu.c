@@ -136,7 +136,10 @@ void drop_cpu_execute(const drop_plan *p, void *in, void *out)
     static void *slots[2][3];
     static const char *names[] = {"execute_dft", "execute_dft_r2c", "execute_dft_c2r"};
     int s = p->pb.single;
-    ((execute_fn *)drop_cpu(s, &slots[s][p->pb.kind], names[p->pb.kind]))(p->cpu, in, out);
+    execute_fn *execute = drop_cpu(s, &slots[s][p->pb.kind], names[p->pb.kind]);
+    cufort_cpu_fftw_enter();
+    execute(p->cpu, in, out);
+    cufort_cpu_fftw_leave();
 }
 
 void drop_cpu_destroy(int single, void *cpu_plan)
