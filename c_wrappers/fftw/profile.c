@@ -17,7 +17,7 @@
 const dropin_profile dropin_this = {
     .title = DROP_TITLE,
     .library = "libcufort_fftw",
-    .cpu_name = "FFTW",
+    .cpu_name = "real FFTW",
     .call = "transform",
     .env_threshold = "CUFORT_FFTW_THRESHOLD",
     .env_min_dim = NULL,

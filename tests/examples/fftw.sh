@@ -120,7 +120,7 @@ for prog in fftw_legacy fftw_f03; do
             gpu) [ "$gpu" -gt 0 ] && [ "$cpu" = 0 ] ;;
             any) [ $((gpu + cpu)) -gt 0 ] && [ "$fb" = 0 ] ;;
             fallback) [ "$gpu" = 0 ] && [ "$cpu" -gt 0 ] && [ "$fb" = "$cpu" ] &&
-                          grep -q '^# first fallback to the FFTW: ' "$tmp/$prog.$tag.report" ;;
+                          grep -q '^# first fallback to the real FFTW: ' "$tmp/$prog.$tag.report" ;;
         esac
         if [ $? -eq 0 ]; then
             ok "$what: CUFORT_REPORT: $gpu transforms on the engine, $cpu on FFTW, $fb fallbacks"

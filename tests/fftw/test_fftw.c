@@ -23,6 +23,8 @@ static int engine_mode(void) { return &test_fftw_engine != NULL && test_fftw_eng
 /* Before main, so before the first plan reads the environment: counters on, routing fixed. */
 __attribute__((constructor)) static void fix_routing(void)
 {
+    if (getenv("TEST_FFTW_CHILD"))
+        return;   /* a scenario of its own: its environment as the parent gave it */
     const char *report = getenv("CUFORT_REPORT");
     if (!report || !*report || !strcmp(report, "0"))
         setenv("CUFORT_REPORT_FILE", "/dev/null", 1);
@@ -82,6 +84,34 @@ static int report_child(void)
     return 0;
 }
 
+/* near the threshold the faster path is measured: both paths run (CUFORT_FFTW_ADAPT=1 makes the
+ * host backend take part), the report lists the measured class, the results stay right */
+static int adapt_child(void)
+{
+    enum { N = 4096 };
+    fftw_complex *in = fftw_alloc_complex(N), *out = fftw_alloc_complex(N), *ref = fftw_alloc_complex(N);
+    for (int i = 0; i < N; i++)
+        in[i][0] = sin(0.1 * i), in[i][1] = cos(0.3 * i);
+    fftw_plan p = fftw_plan_dft_1d(N, in, out, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_execute_dft(p, in, ref);
+    cufort_fftw_stats s0, s1;
+    cufort_fftw_stats_of("c2c_double", &s0);
+    double worst = 0;
+    for (int k = 0; k < 40; k++) {
+        fftw_execute(p);
+        for (int i = 0; i < N; i++)
+            worst = fmax(worst, fabs(out[i][0] - ref[i][0]) + fabs(out[i][1] - ref[i][1]));
+    }
+    cufort_fftw_stats_of("c2c_double", &s1);
+    CHECK(s1.gpu > s0.gpu && s1.cpu > s0.cpu && worst < 1e-9,
+          "near the threshold both paths are measured, the results the same",
+          "engine %lld, FFTW %lld, largest difference %.3g", (long long)(s1.gpu - s0.gpu),
+          (long long)(s1.cpu - s0.cpu), worst);
+    fftw_destroy_plan(p);
+    fftw_free(in), fftw_free(out), fftw_free(ref);
+    return 0;
+}
+
 static void report_at_exit(void)
 {
     char dir[] = "/tmp/test_fftw.XXXXXX";
@@ -89,7 +119,8 @@ static void report_at_exit(void)
         CHECK(0, "report at exit", "mkdtemp failed");
         return;
     }
-    ck_child("report", "the report at exit", "CUFORT_REPORT=1", ckf("CUFORT_REPORT_FILE=%s/r.txt", dir), NULL);
+    ck_child("report", "the report at exit", "TEST_FFTW_CHILD=1", "CUFORT_REPORT=1",
+             ckf("CUFORT_REPORT_FILE=%s/r.txt", dir), "CUFORT_FFTW_FORCE_GPU=", NULL);
     char text[4096] = "";
     FILE *f = fopen(ckf("%s/r.txt", dir), "r");
     size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -97,7 +128,7 @@ static void report_at_exit(void)
     if (f)
         fclose(f);
     CHECK(strstr(text, "# cufort drop-in FFTW report (libcufort_fftw)") && strstr(text, "\nr2c_double ") &&
-              strstr(text, "FFTW: libfftw3.so.3"),
+              strstr(text, "real FFTW: libfftw3.so.3"),
           "CUFORT_REPORT: the header, the FFTW found, a line for r2c_double", "report:\n%s", text);
     unlink(ckf("%s/r.txt", dir));
     rmdir(dir);
@@ -107,7 +138,7 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--child")) {
         ck_child_main("fftw");
-        return report_child();
+        return !strcmp(argv[2], "adapt") ? adapt_child() : report_child();
     }
     ck_begin(engine_mode() ? "fftw_engine" : "fftw", 600);
     void *d = dlopen("libfftw3.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
@@ -130,9 +161,14 @@ int main(int argc, char **argv)
     fftwf_split_arrays();
     fftw_plan_queries();
     fftwf_plan_queries();
-    if (e)
+    if (e) {
         plan_cache_reuse();
-    else
+    } else {
         report_at_exit();
+        /* c2c of 4096 points: 5 N log2 N = 245760 flops, the threshold set there */
+        ck_child("adapt", "measured routing", "TEST_FFTW_CHILD=1", "CUFORT_REPORT=1",
+                 "CUFORT_REPORT_FILE=/dev/null", "CUFORT_FFTW_ADAPT=1", "CUFORT_FFTW_THRESHOLD=245760",
+                 "CUFORT_FFTW_GAP_US=1e9", NULL);
+    }
     return ck_end();
 }
