@@ -90,3 +90,10 @@ $(EXBIN)/fftw_legacy_dropin: examples/fftw_legacy.f $(FFTW_DROPIN_LIB) $(FLAGS_F
 	$(FC) $(ALL_FFLAGS) -I/usr/include -o $@ $< -L$(LIB) -lcufort_fftw $(RPATH_BIN)
 endif
 endif
+
+# ---- bench (needs a GPU for its point): bench/fftw_run.sh runs it for every contestant -----------------
+FFTW_BENCH_BIN := $(BUILD)/bench/fftw_bench
+$(FFTW_BENCH_BIN): bench/fftw_bench.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -o $@ $< -ldl -lm
+bench-build: $(FFTW_BENCH_BIN) $(FFTW_DROPIN_LIB)
