@@ -9,7 +9,8 @@
 #     under LD_PRELOAD=libcufort_fftw.so, whose CUFORT_REPORT must show the transforms on the engine
 #     (so the preload really took them); each program also checks its transforms itself;
 #   - the engine wanted but unavailable (CUFORT_BACKEND=cuda with no GPU visible): the same values,
-#     the transforms counted as fallbacks to FFTW.
+#     the transforms counted as fallbacks to FFTW;
+#   - CUFORT_CPU_FFTW naming the drop-in itself, or nothing: a message and exit 1.
 # Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
 set -u
 BUILD=${1:-build}
@@ -137,6 +138,24 @@ for prog in fftw_legacy fftw_f03; do
     check nogpu "${prog}_dropin, engine forced but no GPU (CUFORT_BACKEND=cuda, none visible)" fallback \
         CUFORT_BACKEND=cuda CUDA_VISIBLE_DEVICES= CUFORT_FFTW_FORCE_GPU=1 -- "$EX/${prog}_dropin"
 done
+
+# ---- the real FFTW named wrongly: a message naming the variable, exit 1, never a recursion ----
+if [ -x "$EX/fftw_legacy_dropin" ]; then
+    out=$(CUFORT_CPU_FFTW="$LIBDIR/libcufort_fftw.so" timeout 60 "$EX/fftw_legacy_dropin" 2>&1)
+    rc=$?
+    if [ $rc = 1 ] && grep -q 'is the drop-in library itself' <<<"$out" && grep -q CUFORT_CPU_FFTW <<<"$out"; then
+        ok "CUFORT_CPU_FFTW = the drop-in itself: refused with a message, exit 1"
+    else
+        bad "CUFORT_CPU_FFTW = the drop-in itself: exit $rc, output: $(head -c 300 <<<"$out")"
+    fi
+    out=$(CUFORT_CPU_FFTW=/nonexistent/libfftw3.so.3 timeout 60 "$EX/fftw_legacy_dropin" 2>&1)
+    rc=$?
+    if [ $rc = 1 ] && grep -q 'could not be opened' <<<"$out"; then
+        ok "CUFORT_CPU_FFTW missing: refused with a message, exit 1"
+    else
+        bad "CUFORT_CPU_FFTW missing: exit $rc, output: $(head -c 300 <<<"$out")"
+    fi
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
