@@ -102,9 +102,10 @@ GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
 ALL_NVCCFLAGS = $(NVCCFLAGS) $(GENCODE) -Xcompiler -fPIC,-Wall $(addprefix -I,$(INCDIRS)) -MMD -MP
 
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcufft -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
-# FFTW3 is the host backend's FFT (single and double precision libraries).
+# FFTW3 (single and double precision libraries): the tests' oracle.  The host backend's FFT opens it
+# at run time (c_wrappers/host/cpu_fftw.c), so libcufort does not link it.
 FFTW_LIBS = -lfftw3f -lfftw3
-CORE_LDLIBS = $(CUDA_LIBS) $(FFTW_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -fopenmp -ldl -lpthread -lm
+CORE_LDLIBS = $(CUDA_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -fopenmp -ldl -lpthread -lm
 
 # Fortran flags of the examples that call cufort, matched to the F77 layer's external names and
 # INTEGER size (CPU_FFLAGS: those that call the CPU BLAS only).
@@ -457,6 +458,7 @@ bench: bench-build
 
 # ---- drop-in BLAS library (issue 6) --------------------------------------------------------------------
 include mk/dropin.mk
+include mk/fftw.mk
 
 # ---- check --------------------------------------------------------------------------------------------
 check: libs tests examples

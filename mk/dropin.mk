@@ -14,6 +14,8 @@
 # under LD_PRELOAD, symbol coverage).  Their oracle is netlib's static BLAS with every symbol renamed
 # to ref_*, so that it cannot collide with the names under test.
 
+include mk/route.mk
+
 DROPIN_GPU_THRESHOLD ?= 1e8
 DROPIN_GPU_MIN_DIM ?= 256
 
@@ -24,9 +26,9 @@ DROPIN_LIB := $(LIB)/libcufort_blas.so
 # the reference-message xerbla of the F77 libraries, weak, so that a program's own wins
 DROPIN_XERBLA_OBJ := $(OBJ)/c_wrappers/f77/xerbla.o
 
-$(DROPIN_OBJS): CPPFLAGS += -Ic_wrappers/dropin
+$(DROPIN_OBJS): CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/route
 
-# The thresholds are compiled into router.o: a change rebuilds it (the Makefile's FLAGS_SIG idea).
+# The thresholds are compiled into profile.o: a change rebuilds it (the Makefile's FLAGS_SIG idea).
 DROPIN_SIG := $(DROPIN_GPU_THRESHOLD)|$(DROPIN_GPU_MIN_DIM)
 DROPIN_FLAGS_FILE := $(BUILD)/.dropin_flags
 ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -36,11 +38,11 @@ endif
 $(DROPIN_FLAGS_FILE):
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(DROPIN_SIG)' > $@
-$(OBJ)/c_wrappers/dropin/router.o: $(DROPIN_FLAGS_FILE)
-$(OBJ)/c_wrappers/dropin/router.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROPIN_GPU_THRESHOLD) \
+$(OBJ)/c_wrappers/dropin/profile.o: $(DROPIN_FLAGS_FILE)
+$(OBJ)/c_wrappers/dropin/profile.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROPIN_GPU_THRESHOLD) \
                                               -DCUFORT_DROPIN_MIN_DIM=$(DROPIN_GPU_MIN_DIM)
 
-$(DROPIN_LIB): $(DROPIN_OBJS) $(DROPIN_XERBLA_OBJ) $(LIB)/libcufort.so
+$(DROPIN_LIB): $(DROPIN_OBJS) $(ROUTE_OBJS) $(DROPIN_XERBLA_OBJ) $(LIB)/libcufort.so
 	@mkdir -p $(@D) && $(SO_CLEAN)
 	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
 	    -L$(LIB) -lcufort $(RPATH_LIB) -ldl -lm
@@ -65,8 +67,8 @@ DROPIN_TEST_DEPS = $(DROPIN_LIB) $(LIB)/libcufort.so $(DROPIN_ORACLE)
 # ---- the generated suite, fifth layer -------------------------------------------------------------------
 LAYER_DEF_dropin := -DLAYER_DROPIN
 $(eval $(call support_rule,dropin))
-$(OBJ)/tests/dropin/layer.o: CPPFLAGS += -DLAYER_DROPIN -Ic_wrappers/dropin
-$(OBJ)/tests/dropin/test_dropin.o: CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/f77
+$(OBJ)/tests/dropin/layer.o: CPPFLAGS += -DLAYER_DROPIN -Ic_wrappers/dropin -Ic_wrappers/route
+$(OBJ)/tests/dropin/test_dropin.o: CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/f77 -Ic_wrappers/route
 DROPIN_LAYER_OBJS = $(OBJ)/tests/generated/test_blas.dropin.o $(call support_objs,dropin) \
                     $(OBJ)/tests/dropin/layer.o
 
@@ -83,8 +85,9 @@ $(TESTBIN)/test_dropin: $(OBJ)/tests/dropin/test_dropin.o $(DROPIN_TEST_DEPS)
 	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS) -ldl
 
 # adapt.c's policy on a simulated clock: its object linked in directly, with the test's dropin_now_ns
-$(OBJ)/tests/dropin/test_adapt.o: CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/f77
-$(TESTBIN)/test_adapt: $(OBJ)/tests/dropin/test_adapt.o $(OBJ)/c_wrappers/dropin/adapt.o $(LIB)/libcufort.so
+# and the BLAS drop-in's profile
+$(OBJ)/tests/dropin/test_adapt.o: CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/f77 -Ic_wrappers/route
+$(TESTBIN)/test_adapt: $(OBJ)/tests/dropin/test_adapt.o $(OBJ)/c_wrappers/route/adapt.o $(LIB)/libcufort.so
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(filter %.o,$^) -L$(LIB) -lcufort $(TEST_LDLIBS)
 

@@ -6,12 +6,13 @@
 #
 # Installed (PREFIX/lib and PREFIX/include unless LIBDIR, INCLUDEDIR say otherwise):
 #   lib/lib<name>.so.X.Y.Z, lib<name>.so.X (the SONAME), lib<name>.so (for -l<name>), lib<name>.a
-#       for libcufort, libcufort_f77, libcufort_f77_thunking, libcufort_fortran (libcufort_blas: shared only)
+#       for libcufort, libcufort_f77, libcufort_f77_thunking, libcufort_fortran (libcufort_blas, libcufort_fftw: shared only)
 #   include/cufort.h cufort_blas.h cufort_fft.h cufort_kernels.h cufort_dropin.h
 #   include/cufort/<compiler>-mod-<n>/*.mod   the Fortran modules, in a directory of the compiler and
 #       module file format that wrote them (FORTRAN_MODDIR; scripts/fortran_mod_id.sh names it: gfortran
 #       8 to 14 all read gfortran-mod-15), so that a second compiler's modules can sit beside them
 #   lib/pkgconfig/cufort.pc cufort-f77.pc cufort-f77-thunking.pc cufort-fortran.pc cufort-blas.pc
+#       cufort-fftw.pc
 #   lib/cmake/cufort/cufortConfig.cmake cufortConfigVersion.cmake   (find_package(cufort), cufort::*)
 #   share/cufort/install_manifest.txt   every file and directory install made, for uninstall
 # The CMake package finds everything relative to its own directory, so the installed tree can be moved
@@ -62,7 +63,7 @@ relpath = $(shell realpath -m -s --relative-to='$2' '$1')
 
 # ---- pkg-config and CMake files, from pkgconfig/*.pc.in and cmake/*.cmake.in -----------------------------
 INSTALL_STAGE := $(BUILD)/install
-PC_NAMES := cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas
+PC_NAMES := cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas cufort-fftw
 PC_FILES := $(patsubst %,$(INSTALL_STAGE)/%.pc,$(PC_NAMES))
 CMAKE_FILES := $(INSTALL_STAGE)/cufortConfig.cmake $(INSTALL_STAGE)/cufortConfigVersion.cmake
 # What a static libcufort.a needs after it: the shared library's own link line, without its run path.

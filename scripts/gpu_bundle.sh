@@ -2,7 +2,8 @@
 # scripts/gpu_bundle.sh [build-dir] — makes a built tree runnable on a GPU machine that has the CUDA
 # toolkit and driver but no gfortran, OpenBLAS or FFTW: copies into <build-dir>/runtime every shared
 # library the libraries, tests and examples load (ldd, to closure) except the C runtime and CUDA's own,
-# plus the CPU BLAS the host backend dlopen()s (netlib's libblas.so.3, or OpenBLAS on request).  Run there with LD_LIBRARY_PATH=build/runtime:build/lib (scripts/gpu_check.sh
+# plus the CPU BLAS and the FFTW the host backend dlopen()s (netlib's libblas.so.3, or OpenBLAS on
+# request; libfftw3*.so.3).  Run there with LD_LIBRARY_PATH=build/runtime:build/lib (scripts/gpu_check.sh
 # and tests/run_tests.sh set it).  `make gpu-bundle` runs this after building.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,6 +50,13 @@ else
     [ -e "$netlib" ] || { echo "gpu-bundle: $netlib not found (package libblas3)" >&2; exit 1; }
     copy_lib libblas.so.3 "$netlib"
 fi
+
+# The real FFTW, loaded with dlopen by the host backend and the FFTW drop-in (c_wrappers/host/
+# cpu_fftw.c): both precisions and their threads libraries (~5 MB together).
+for lib in libfftw3.so.3 libfftw3f.so.3 libfftw3_threads.so.3 libfftw3f_threads.so.3; do
+    [ -e "/usr/lib/$multiarch/$lib" ] || { echo "gpu-bundle: /usr/lib/$multiarch/$lib not found (libfftw3-dev)" >&2; exit 1; }
+    copy_lib "$lib" "/usr/lib/$multiarch/$lib"
+done
 
 # ldd closure over everything that will run there.
 changed=1

@@ -203,6 +203,32 @@ int cufort_fft_check_exec(const char *fn, cufort_fft_plan plan, int direction, i
     return st ? st : check_in_place(fn, plan, in_place);
 }
 
+/* A live, checked plan on device arrays, on `stream`.  The plan object is not written: `view` is a
+ * copy that carries the stream, so several threads may run one plan's host transforms at once. */
+int cufort_fft_exec_on(const char *fn, cufort_fft_plan plan, const void *in, void *out, int direction,
+                       cufort_stream stream)
+{
+    struct cufort_fft_plan_s view = *plan;
+    view.stream = stream;
+    int in_place = in == out;
+    const cufort_fft_side *is = &view.side[in_place][0], *os = &view.side[in_place][1];
+    int st;
+    if ((st = cufort_check_array(fn, "in", in, view.span[in_place][0],
+                                 (size_t)cufort_fft_elem_size(&view, is))) ||
+        (st = cufort_check_array(fn, "out", out, view.span[in_place][1],
+                                 (size_t)cufort_fft_elem_size(&view, os))) ||
+        (st = check_in_place(fn, &view, in_place)))
+        return st;
+    const cufort_fft_backend *b = fft_backend();
+    st = cufort_in(fn, b->exec(&view, in, out, direction, is, os));
+    if (!st && view.normalize && direction == CUFORT_FFT_INVERSE) {
+        double n = (double)(view.n[0] * (view.rank > 1 ? view.n[1] : 1) *
+                            (view.rank > 2 ? view.n[2] : 1));
+        st = cufort_in(fn, b->scale(&view, out, os, 1.0 / n));
+    }
+    return st;
+}
+
 int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int direction)
 {
     CUFORT_HOLD_GATE;
@@ -210,20 +236,5 @@ int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int directi
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
         return st;
-    int in_place = in == out;
-    const cufort_fft_side *is = &plan->side[in_place][0], *os = &plan->side[in_place][1];
-    if ((st = cufort_check_array(fn, "in", in, plan->span[in_place][0],
-                                 (size_t)cufort_fft_elem_size(plan, is))) ||
-        (st = cufort_check_array(fn, "out", out, plan->span[in_place][1],
-                                 (size_t)cufort_fft_elem_size(plan, os))) ||
-        (st = check_in_place(fn, plan, in_place)))
-        return st;
-    const cufort_fft_backend *b = fft_backend();
-    st = cufort_in(fn, b->exec(plan, in, out, direction, is, os));
-    if (!st && plan->normalize && direction == CUFORT_FFT_INVERSE) {
-        double n = (double)(plan->n[0] * (plan->rank > 1 ? plan->n[1] : 1) *
-                            (plan->rank > 2 ? plan->n[2] : 1));
-        st = cufort_in(fn, b->scale(plan, out, os, 1.0 / n));
-    }
-    return st;
+    return cufort_fft_exec_on(fn, plan, in, out, direction, plan->stream);
 }

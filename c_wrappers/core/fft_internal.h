@@ -23,6 +23,7 @@ struct cufort_fft_plan_s {
     cufort_fft_side side[2][2];
     int64_t span[2][2];          /* elements from the side's first to its last; their bytes fit int64 */
     char in_place_refusal[320];  /* why exec refuses in == out, or "" */
+    int busy;                    /* a cufort_fft_exec_host is running it (atomic) */
 };
 
 /* fft_layout.c: checks an advanced layout and fills side, span and in_place_refusal of a plan
@@ -62,6 +63,10 @@ static inline int cufort_fft_real_out(int type)
 /* fft_api.c for the thunk engine's execution on host arrays: the plan is live, the direction fits
  * its type, and it may run in place if asked to (CUFORT_INVALID_VALUE with a message otherwise). */
 int cufort_fft_check_exec(const char *fn, cufort_fft_plan plan, int direction, int in_place);
+/* Runs a checked plan on device arrays on `stream`, without writing the plan (a copy carries the
+ * stream), so that several threads may run one plan's host-array transforms at once. */
+int cufort_fft_exec_on(const char *fn, cufort_fft_plan plan, const void *in, void *out, int direction,
+                       cufort_stream stream);
 
 int cufort_fft_unlist(cufort_fft_plan plan);        /* 1 if it was live */
 int cufort_fft_relist(cufort_fft_plan plan);

@@ -1,14 +1,14 @@
 /* host_fft.c — the host backend of the FFT plans: FFTW3's advanced interface, with the layouts the
  * C ABI resolved, so both backends read and write exactly the same elements.  An FFTW plan fixes
- * in-place-ness and direction, so each cufort plan keeps up to four, made on first use. */
-#include <fftw3.h>
+ * in-place-ness and direction, so each cufort plan keeps up to four, made on first use.
+ * FFTW is the real one found at run time (cpu_fftw.c), never linked: with the FFTW drop-in loaded,
+ * the global fftw_* names are the drop-in's, which would send these transforms back here. */
+#include <fftw3.h>   /* the flag values only */
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "fft_internal.h"
-
-static pthread_mutex_t planner = PTHREAD_MUTEX_INITIALIZER;   /* FFTW's planner is not thread-safe */
+#include "host_internal.h"
 
 /* FFTW takes int sizes: the last `rank` dimensions of the 3-D side description. */
 typedef struct { int n[3], ie[3], oe[3], is, id, os, od, howmany; } fftw_dims;
@@ -63,6 +63,8 @@ static int narrow(const struct cufort_fft_plan_s *p, const cufort_fft_side *is,
  * in-place and the out-of-place layout must fit. */
 static int host_create(struct cufort_fft_plan_s *p)
 {
+    if (!cufort_cpu_fftw(!cufort_fft_double(p->type)))
+        return CUFORT_NOT_SUPPORTED;
     host_plans *hp = calloc(1, sizeof *hp);
     if (!hp)
         return cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
@@ -82,53 +84,48 @@ static void host_destroy(struct cufort_fft_plan_s *p)
     host_plans *hp = p->backend;
     if (!hp)
         return;
-    pthread_mutex_lock(&planner);
+    const cufort_fftw_api *fftw = cufort_cpu_fftw(!cufort_fft_double(p->type));   /* made it */
+    cufort_cpu_fftw_lock();
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
-            if (hp->plan[i][j]) {
-                if (cufort_fft_double(p->type))
-                    fftw_destroy_plan(hp->plan[i][j]);
-                else
-                    fftwf_destroy_plan(hp->plan[i][j]);
-            }
-    pthread_mutex_unlock(&planner);
+            if (hp->plan[i][j])
+                fftw->destroy_plan(hp->plan[i][j]);
+    cufort_cpu_fftw_unlock();
     free(hp);
     p->backend = NULL;
 }
 
 #define FLAGS (FFTW_ESTIMATE | FFTW_UNALIGNED)
 
-/* One precision's plan-and-execute; X is fftw or fftwf, R its real type. */
-#define DEFINE_EXEC(X, R)                                                                          \
-    static int exec_##X(struct cufort_fft_plan_s *p, void **slot, const fftw_dims *d, void *in,    \
-                        void *out, int direction)                                                  \
-    {                                                                                              \
-        pthread_mutex_lock(&planner);                                                              \
-        if (!*slot) {                                                                              \
-            if (cufort_fft_real_in(p->type))                                                       \
-                *slot = X##_plan_many_dft_r2c(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id,  \
-                                              out, d->oe, d->os, d->od, FLAGS);                    \
-            else if (cufort_fft_real_out(p->type))                                                 \
-                *slot = X##_plan_many_dft_c2r(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id,  \
-                                              out, d->oe, d->os, d->od, FLAGS);                    \
-            else                                                                                   \
-                *slot = X##_plan_many_dft(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id, out, \
-                                          d->oe, d->os, d->od, direction, FLAGS);                  \
-        }                                                                                          \
-        pthread_mutex_unlock(&planner);                                                            \
-        if (!*slot)                                                                                \
-            return cufort_fail(CUFORT_NOT_SUPPORTED, "FFTW could not plan this transform");        \
-        if (cufort_fft_real_in(p->type))                                                           \
-            X##_execute_dft_r2c(*slot, in, out);                                                   \
-        else if (cufort_fft_real_out(p->type))                                                     \
-            X##_execute_dft_c2r(*slot, in, out);                                                   \
-        else                                                                                       \
-            X##_execute_dft(*slot, in, out);                                                       \
-        return CUFORT_SUCCESS;                                                                     \
+static int exec_fftw(struct cufort_fft_plan_s *p, void **slot, const fftw_dims *d, void *in,
+                     void *out, int direction)
+{
+    const cufort_fftw_api *fftw = cufort_cpu_fftw(!cufort_fft_double(p->type));
+    cufort_cpu_fftw_lock();
+    if (!*slot) {
+        if (cufort_fft_real_in(p->type))
+            *slot = fftw->plan_many_dft_r2c(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id, out,
+                                            d->oe, d->os, d->od, FLAGS);
+        else if (cufort_fft_real_out(p->type))
+            *slot = fftw->plan_many_dft_c2r(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id, out,
+                                            d->oe, d->os, d->od, FLAGS);
+        else
+            *slot = fftw->plan_many_dft(p->rank, d->n, d->howmany, in, d->ie, d->is, d->id, out,
+                                        d->oe, d->os, d->od, direction, FLAGS);
     }
-
-DEFINE_EXEC(fftw, double)
-DEFINE_EXEC(fftwf, float)
+    cufort_cpu_fftw_unlock();
+    if (!*slot)
+        return cufort_fail(CUFORT_NOT_SUPPORTED, "FFTW could not plan this transform");
+    cufort_cpu_fftw_enter();
+    if (cufort_fft_real_in(p->type))
+        fftw->execute_dft_r2c(*slot, in, out);
+    else if (cufort_fft_real_out(p->type))
+        fftw->execute_dft_c2r(*slot, in, out);
+    else
+        fftw->execute_dft(*slot, in, out);
+    cufort_cpu_fftw_leave();
+    return CUFORT_SUCCESS;
+}
 
 static int host_exec(struct cufort_fft_plan_s *p, const void *in, void *out, int direction,
                      const cufort_fft_side *is, const cufort_fft_side *os)
@@ -138,8 +135,7 @@ static int host_exec(struct cufort_fft_plan_s *p, const void *in, void *out, int
     int in_place = in == out;
     void **slot = &hp->plan[in_place][direction == CUFORT_FFT_INVERSE];
     const fftw_dims *d = &hp->dims[in_place];
-    return cufort_fft_double(p->type) ? exec_fftw(p, slot, d, (void *)in, out, direction)
-                                      : exec_fftwf(p, slot, d, (void *)in, out, direction);
+    return exec_fftw(p, slot, d, (void *)in, out, direction);
 }
 
 static int host_scale(struct cufort_fft_plan_s *p, void *out, const cufort_fft_side *s, double factor)

@@ -1,4 +1,5 @@
-/* host_internal.h — the host backend's helpers: the CPU BLAS found at run time, int narrowing. */
+/* host_internal.h — the host backend's helpers: the CPU BLAS and the real FFTW found at run time,
+ * int narrowing. */
 #ifndef CUFORT_HOST_INTERNAL_H
 #define CUFORT_HOST_INTERNAL_H
 
@@ -10,6 +11,43 @@
 int cufort_cpu_blas_symbol(const char *symbol, void **fn);
 const char *cufort_cpu_blas_path(void);     /* opens it first */
 const char *cufort_cpu_blas_opened(void);   /* "(not opened)" until something needed it */
+
+/* ---- the real FFTW (cpu_fftw.c), double (single = 0) or single precision (single = 1) ----
+ * $CUFORT_CPU_FFTW / $CUFORT_CPU_FFTWF, else libfftw3.so.3 / libfftw3f.so.3 (never the drop-in
+ * library).  Also used by the FFTW drop-in for its CPU path.  Symbols are resolved on that library's
+ * handle ("fftw_plan_dft_1d"), cached into *fn; failures are CUFORT_NOT_SUPPORTED with the reason. */
+int cufort_cpu_fftw_symbol(int single, const char *symbol, void **fn);
+int cufort_cpu_fftw_threads_symbol(int single, const char *symbol, void **fn);   /* init_threads, ... */
+const char *cufort_cpu_fftw_path(int single);     /* opens it first */
+const char *cufort_cpu_fftw_opened(int single);   /* "(not opened)" until something needed it */
+/* FFTW's planner (plan creation and destruction) is not thread-safe: every caller holds this (a
+ * thread may take it again while it holds it).  It also marks the thread as inside FFTW. */
+void cufort_cpu_fftw_lock(void);
+void cufort_cpu_fftw_unlock(void);
+/* Every other call into FFTW (execution, queries) is bracketed by enter/leave: FFTW calls its own
+ * API, and with the FFTW drop-in preloaded those calls reach the drop-in, which must hand them
+ * straight back when cufort_cpu_fftw_inside() (see cpu_fftw.c). */
+void cufort_cpu_fftw_enter(void);
+void cufort_cpu_fftw_leave(void);
+int cufort_cpu_fftw_inside(void);
+
+/* What the host backend's FFT plans and runs with; plans and arrays as void * (either precision). */
+typedef struct {
+    void *(*plan_many_dft)(int rank, const int *n, int howmany, void *in, const int *inembed,
+                           int istride, int idist, void *out, const int *onembed, int ostride,
+                           int odist, int sign, unsigned flags);
+    void *(*plan_many_dft_r2c)(int rank, const int *n, int howmany, void *in, const int *inembed,
+                               int istride, int idist, void *out, const int *onembed, int ostride,
+                               int odist, unsigned flags);
+    void *(*plan_many_dft_c2r)(int rank, const int *n, int howmany, void *in, const int *inembed,
+                               int istride, int idist, void *out, const int *onembed, int ostride,
+                               int odist, unsigned flags);
+    void (*execute_dft)(void *plan, void *in, void *out);
+    void (*execute_dft_r2c)(void *plan, void *in, void *out);
+    void (*execute_dft_c2r)(void *plan, void *in, void *out);
+    void (*destroy_plan)(void *plan);
+} cufort_fftw_api;
+const cufort_fftw_api *cufort_cpu_fftw(int single);   /* NULL (error set) when not available */
 
 /* CPU BLAS takes 32-bit integers: narrowing that would truncate is an error, never silent. */
 int cufort_host_int(int *out, int64_t v, const char *name);

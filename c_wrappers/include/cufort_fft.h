@@ -17,7 +17,9 @@
  * A layout spanning more than INT64_MAX bytes is refused when planned (CUFORT_INVALID_VALUE), as
  * are sizes the backend cannot take (CUFORT_NOT_SUPPORTED: FFTW's int arguments on the host
  * backend).  C2R/Z2D may overwrite their input, as cuFFT and FFTW do.  A plan is not to be executed
- * from two threads at once. */
+ * on device arrays (cufort_fft_exec) from two threads at once; on host arrays (cufort_fft_exec_host)
+ * it may be, on different arrays, as FFTW allows for its plans (a busy plan runs the other threads'
+ * calls on twins it keeps cached). */
 #ifndef CUFORT_FFT_H
 #define CUFORT_FFT_H
 

@@ -1,4 +1,4 @@
-/* test_adapt.c — the drop-in's measured routing near the threshold (c_wrappers/dropin/adapt.c) on a
+/* test_adapt.c — the drop-in's measured routing near the threshold (c_wrappers/route/adapt.c) on a
  * simulated clock: adapt.o is linked in directly and dropin_now_ns is this file's, so every call
  * takes exactly the time a scenario gives its path.  That makes the policy itself checkable, call
  * by call, whatever the machine: test_dropin checks it on the real paths, where which one wins is
@@ -23,6 +23,10 @@
 
 static uint64_t clock_ns;
 uint64_t dropin_now_ns(void) { return clock_ns; }
+
+/* what adapt.c reads of the library it is linked into: the BLAS drop-in's names */
+const dropin_profile dropin_this = {.title = "cufort drop-in BLAS", .cpu_name = "CPU BLAS",
+                                    .env_prefix = "CUFORT_DROPIN"};
 
 static dropin_stats routine = {.name = "zgemm", .gpu_capable = 1};
 enum { FLOPS = 17000000 };   /* zgemm n = 128 */

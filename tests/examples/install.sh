@@ -5,7 +5,7 @@
 #   - the installed libraries, headers and modules are the build's; every shared library is
 #     lib<name>.so -> lib<name>.so.X -> lib<name>.so.X.Y.Z with the SONAME lib<name>.so.X (readelf -d);
 #     the modules sit in include/cufort/<compiler>-mod-<n>/, none among the C headers;
-#   - pkg-config (--define-variable=prefix= for the stage): five packages of the version in cufort.h; a C
+#   - pkg-config (--define-variable=prefix= for the stage): six packages of the version in cufort.h; a C
 #     program, a legacy F77 thunking program and a `use cufort` program built with their --cflags/--libs
 #     run against the installed tree (ldd shows no build/lib), and the C program again statically
 #     linked (--static) against libcufort.a;
@@ -56,7 +56,7 @@ export LD_LIBRARY_PATH
 
 stage=$CHECK/stage
 tree=$stage$PREFIX
-LIBS="cufort cufort_f77 cufort_f77_thunking cufort_fortran cufort_blas"
+LIBS="cufort cufort_f77 cufort_f77_thunking cufort_fortran cufort_blas cufort_fftw"
 
 # ---- the installed tree -------------------------------------------------------------------------
 differs=""
@@ -134,13 +134,13 @@ export PKG_CONFIG_PATH=$tree/lib/pkgconfig
 unset PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
 pkg-config() { command pkg-config --define-variable=prefix="$tree" "$@"; }
 versions=""
-for p in cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas; do
+for p in cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas cufort-fftw; do
     versions+="$p=$(pkg-config --modversion "$p" 2>&1) "
 done
 named=$(command pkg-config --variable=prefix cufort)
-if [ "$versions" = "cufort=$VERSION cufort-f77=$VERSION cufort-f77-thunking=$VERSION cufort-fortran=$VERSION cufort-blas=$VERSION " ] &&
+if [ "$versions" = "cufort=$VERSION cufort-f77=$VERSION cufort-f77-thunking=$VERSION cufort-fortran=$VERSION cufort-blas=$VERSION cufort-fftw=$VERSION " ] &&
     [ "$named" = "$PREFIX" ]; then
-    ok "pkg-config: five packages, version $VERSION, prefix $named"
+    ok "pkg-config: six packages, version $VERSION, prefix $named"
 else
     bad "pkg-config: $versions(want $VERSION each), prefix $named (want $PREFIX)"
 fi

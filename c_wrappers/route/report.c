@@ -1,5 +1,5 @@
-/* report.c — the CUFORT_REPORT table written at exit, from what stats.c, router.c and adapt.c
- * publish; nothing below calls back here.  The table goes to stderr, or to
+/* report.c — a drop-in's CUFORT_REPORT table written at exit, from what stats.c, router.c and
+ * adapt.c publish; nothing below calls back here.  The table goes to stderr, or to
  * CUFORT_REPORT_FILE ("%p" in the name becomes the process id, for MPI runs), appended in one
  * write so that several processes sharing one file do not interleave their lines. */
 #define _GNU_SOURCE
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dropin.h"
+#include "route.h"
 
 /* The whole report in one malloc'd string. */
 static char *format_report(void)
@@ -23,14 +23,14 @@ static char *format_report(void)
         return NULL;
     char cfgline[1024];
     dropin_config_line(cfgline, sizeof cfgline);
-    fprintf(f, "# cufort drop-in BLAS report (libcufort_blas %d.%d.%d), pid %ld; CPU BLAS: %s\n# %s\n",
-            CUFORT_VERSION_MAJOR, CUFORT_VERSION_MINOR, CUFORT_VERSION_PATCH, (long)getpid(),
-            dropin_cpu_path(), cfgline);
+    fprintf(f, "# %s report (%s %d.%d.%d), pid %ld; %s: %s\n# %s\n", dropin_this.title,
+            dropin_this.library, CUFORT_VERSION_MAJOR, CUFORT_VERSION_MINOR, CUFORT_VERSION_PATCH,
+            (long)getpid(), dropin_this.cpu_name, dropin_this.cpu_path(), cfgline);
     dropin_adapt_list(f);
     fprintf(f, "# %-9s %10s %10s %10s %9s %12s %10s %16s\n", "routine", "calls", "gpu", "cpu",
             "fallback", "time_s", "GFLOP/s", "bytes_h<->d");
     for (int i = 0; i < dropin_nroutines; i++) {
-        cufort_dropin_stats s;
+        dropin_snapshot s;
         dropin_stats_copy(&dropin_routines[i], &s);
         if (s.calls == 0)
             continue;
@@ -59,7 +59,7 @@ static void expand_path(const char *in, char *out, size_t n)
     out[o] = 0;
 }
 
-int cufort_dropin_write_report(const char *path)
+int dropin_write_report(const char *path)
 {
     char *text = format_report();
     if (!text)
@@ -70,7 +70,7 @@ int cufort_dropin_write_report(const char *path)
         expand_path(path, name, sizeof name);
         fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0) {
-            fprintf(stderr, "cufort drop-in BLAS: cannot write the report to %s\n", name);
+            fprintf(stderr, "%s: cannot write the report to %s\n", dropin_this.title, name);
             fd = STDERR_FILENO;
             rc = -1;
         }
@@ -99,7 +99,7 @@ static void at_exit(void)
     if (_gfortran_flush_i4)
         _gfortran_flush_i4(NULL);
     fflush(stdout);
-    cufort_dropin_write_report(getenv("CUFORT_REPORT_FILE"));
+    dropin_write_report(getenv("CUFORT_REPORT_FILE"));
 }
 
 /* Registered when the library loads, so that routing never has to call up here: at exit the

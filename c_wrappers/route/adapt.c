@@ -1,4 +1,8 @@
-/* adapt.c — near the routing threshold the drop-in measures where a call runs faster.
+/* adapt.c — near the routing threshold a drop-in measures where a call runs faster.
+ *
+ * (Told in the BLAS drop-in's terms, where it was measured; the FFTW drop-in uses it unchanged, its
+ * transform kinds as the routines and FFTW as the CPU library.  The knobs are named by the
+ * library's prefix: CUFORT_DROPIN_RECHECK for the BLAS, CUFORT_FFTW_RECHECK for FFTW, ...)
  *
  * Around CUFORT_GPU_THRESHOLD the engine and the CPU BLAS take about the same time, and which one
  * wins moves with the routine, the shape, the CPU BLAS's threads and the host's load: on the H100
@@ -67,7 +71,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dropin.h"
+#include "route.h"
 
 enum { BAND = 8, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
 enum { GAP_US = 50, GAPS_USUAL = 2 };
@@ -105,12 +109,13 @@ static struct {
 
 static void read_env(void)
 {
-    const char *v = getenv("CUFORT_DROPIN_GAP_US");
+    char name[64];
+    const char *v = getenv(dropin_env_name(name, sizeof name, "GAP_US"));
     double us = v && *v ? atof(v) : 0;
     env.gap_ns = (uint64_t)((us > 0 ? us : GAP_US) * 1e3);
-    v = getenv("CUFORT_DROPIN_RECHECK");
+    v = getenv(dropin_env_name(name, sizeof name, "RECHECK"));
     env.recheck = v && *v ? atol(v) : 0;
-    v = getenv("CUFORT_DROPIN_TRACE");
+    v = getenv(dropin_env_name(name, sizeof name, "TRACE"));
     env.trace = v ? atoi(v) : 0;
 }
 
@@ -288,7 +293,7 @@ void dropin_adapt_summary(char *buf, size_t n)
         }
     pthread_mutex_unlock(&lock);
     snprintf(buf, n, "size classes near the threshold: %d measured faster on the engine, %d on the "
-             "CPU BLAS, %d still measuring", decided[1], decided[0], measuring);
+             "%s, %d still measuring", decided[1], decided[0], dropin_this.cpu_name, measuring);
 }
 
 void dropin_adapt_list(FILE *f)
@@ -297,11 +302,11 @@ void dropin_adapt_list(FILE *f)
     for (int i = 0; i < CLASSES; i++) {
         const adapt_class *e = &classes[i];
         if (e->routine && e->choice >= 0)
-            fprintf(f, "# measured: %s of ~%.2g flops: engine %.3f ms%s, CPU BLAS %.3f ms (medians of %d and %d "
+            fprintf(f, "# measured: %s of ~%.2g flops: engine %.3f ms%s, %s %.3f ms (medians of %d and %d "
                     "timed calls in %d measurement%s) -> %s\n", e->routine->name,
                     exp2((e->size + 0.5) / STEPS_PER_OCTAVE), e->median[1] * 1e3, e->failed ? " (fell back)" : "",
-                    e->median[0] * 1e3, kept(e, 1), kept(e, 0),
-                    e->measurements, e->measurements == 1 ? "" : "s", e->choice ? "engine" : "CPU BLAS");
+                    dropin_this.cpu_name, e->median[0] * 1e3, kept(e, 1), kept(e, 0),
+                    e->measurements, e->measurements == 1 ? "" : "s", e->choice ? "engine" : dropin_this.cpu_name);
     }
     pthread_mutex_unlock(&lock);
 }

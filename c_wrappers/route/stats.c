@@ -1,11 +1,11 @@
-/* stats.c — the drop-in BLAS's per-routine counters and its clock: written by every call (through
- * router.c's dropin_end), read by report.c and by the cufort_dropin_stats_* queries.
+/* stats.c — a drop-in's per-routine counters and its clock: written by every call (through
+ * router.c's dropin_end), read by report.c and by the library's public stats queries.
  *
  * Counters are kept only while CUFORT_REPORT is on: a Level-1 call in a hot loop should not pay for
  * a clock read and shared atomics nobody will look at. */
 #include <time.h>
 
-#include "dropin.h"
+#include "route.h"
 
 int dropin_reporting = -1;
 
@@ -38,7 +38,7 @@ void dropin_count(dropin_stats *s, uint64_t ns, int gpu, int fell_back, double f
         __atomic_add_fetch(&s->bytes, (uint64_t)bytes, __ATOMIC_RELAXED);
 }
 
-void dropin_stats_copy(const dropin_stats *s, cufort_dropin_stats *out)
+void dropin_stats_copy(const dropin_stats *s, dropin_snapshot *out)
 {
     out->name = s->name;
     out->gpu_capable = s->gpu_capable;
@@ -51,7 +51,7 @@ void dropin_stats_copy(const dropin_stats *s, cufort_dropin_stats *out)
     out->bytes = (double)__atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
 }
 
-int cufort_dropin_stats_at(int index, cufort_dropin_stats *out)
+int dropin_stats_at(int index, dropin_snapshot *out)
 {
     if (index < 0 || index >= dropin_nroutines || !out)
         return -1;
@@ -59,10 +59,10 @@ int cufort_dropin_stats_at(int index, cufort_dropin_stats *out)
     return 0;
 }
 
-int cufort_dropin_stats_of(const char *routine, cufort_dropin_stats *out)
+int dropin_stats_of(const char *routine, dropin_snapshot *out)
 {
     for (int i = 0; routine && i < dropin_nroutines; i++)
         if (strcmp(dropin_routines[i].name, routine) == 0)
-            return cufort_dropin_stats_at(i, out);
+            return dropin_stats_at(i, out);
     return -1;
 }

@@ -1,16 +1,16 @@
-/* router.c — where a Level-3 call of the drop-in BLAS runs: the thunk engine or the CPU BLAS.
+/* router.c — where a drop-in's call runs: the thunk engine or the CPU library behind the drop-in.
  *
- * The engine when the call's work is at least CUFORT_GPU_THRESHOLD flops and every dimension of
- * it (m, n, k as the routine has them) at least CUFORT_GPU_MIN_DIM: the flop count alone would send
- * LAPACK's rank-64 updates of large matrices to the GPU, where moving C costs more than the CPU
- * takes to update it.  Both defaults come from the build (make DROPIN_GPU_THRESHOLD=...
- * DROPIN_GPU_MIN_DIM=...).  On the host backend the engine would only run the same CPU BLAS
- * behind a copy, so everything stays on the CPU BLAS there, unless CUFORT_DROPIN_FORCE_GPU=1 or
- * CUFORT_GPU_THRESHOLD=0 force the engine path (which is how CI without a GPU exercises it).
- * Within a factor 8 of the threshold, where the two paths take about the same time, the faster one
- * is measured per routine and size instead (adapt.c; CUFORT_DROPIN_ADAPT=0 turns that off, =1 turns
- * it on also on the host backend, for tests); there a dimension of half CUFORT_GPU_MIN_DIM may be
- * tried on the engine.
+ * The engine when the call's work is at least the threshold (the profile's env_threshold, e.g.
+ * CUFORT_GPU_THRESHOLD) and, where the profile has a dimension rule, every dimension of it (m, n, k
+ * as a BLAS routine has them) at least env_min_dim: the flop count alone would send LAPACK's
+ * rank-64 updates of large matrices to the GPU, where moving C costs more than the CPU takes to
+ * update it.  The defaults come from the library's build.  On the host backend the engine would
+ * only run the same CPU library behind a copy, so everything stays on the CPU library there, unless
+ * <prefix>_FORCE_GPU=1 or a threshold of 0 force the engine path (which is how CI without a GPU
+ * exercises it).  Within a factor 8 of the threshold, where the two paths take about the same time,
+ * the faster one is measured per routine and size instead (adapt.c; <prefix>_ADAPT=0 turns that
+ * off, =1 turns it on also on the host backend, for tests); there a dimension of half the minimum
+ * may be tried on the engine.
  * cufort is initialised at the first call that would go to the engine, not before: a program that
  * never gets there never pays for a CUDA context. */
 #define _GNU_SOURCE
@@ -19,14 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dropin.h"
-
-#ifndef CUFORT_DROPIN_THRESHOLD
-#define CUFORT_DROPIN_THRESHOLD 1e8   /* the crossover measured on the H100 host, NOTES_gemm */
-#endif
-#ifndef CUFORT_DROPIN_MIN_DIM
-#define CUFORT_DROPIN_MIN_DIM 256
-#endif
+#include "route.h"
 
 enum { ADAPT_OFF, ADAPT_ALWAYS, ADAPT_ON_GPU };
 static struct {
@@ -63,8 +56,8 @@ static double env_number(const char *name, double dflt)
     while (*end == ' ')
         end++;
     if (errno || *end || !(x >= 0)) {
-        fprintf(stderr, "cufort drop-in BLAS: ignoring %s=%s (want a number >= 0); using %g\n", name,
-                v, dflt);
+        fprintf(stderr, "%s: ignoring %s=%s (want a number >= 0); using %g\n", dropin_this.title,
+                name, v, dflt);
         return dflt;
     }
     return x;
@@ -73,11 +66,14 @@ static double env_number(const char *name, double dflt)
 static void read_config(void)
 {
     pthread_mutex_lock(&cfg_lock);
-    cfg.threshold = env_number("CUFORT_GPU_THRESHOLD", CUFORT_DROPIN_THRESHOLD);
-    cfg.min_dim = (int64_t)env_number("CUFORT_GPU_MIN_DIM", CUFORT_DROPIN_MIN_DIM);
-    cfg.force = env_on("CUFORT_DROPIN_FORCE_GPU") || cfg.threshold == 0;
-    const char *adapt = getenv("CUFORT_DROPIN_ADAPT");
-    cfg.adapt = !adapt || !*adapt ? ADAPT_ON_GPU : env_on("CUFORT_DROPIN_ADAPT") ? ADAPT_ALWAYS : ADAPT_OFF;
+    char force[64], adapt_name[64];
+    cfg.threshold = env_number(dropin_this.env_threshold, dropin_this.threshold);
+    cfg.min_dim = dropin_this.env_min_dim
+                      ? (int64_t)env_number(dropin_this.env_min_dim, (double)dropin_this.min_dim)
+                      : 0;
+    cfg.force = env_on(dropin_env_name(force, sizeof force, "FORCE_GPU")) || cfg.threshold == 0;
+    const char *adapt = getenv(dropin_env_name(adapt_name, sizeof adapt_name, "ADAPT"));
+    cfg.adapt = !adapt || !*adapt ? ADAPT_ON_GPU : env_on(adapt_name) ? ADAPT_ALWAYS : ADAPT_OFF;
     pthread_mutex_unlock(&cfg_lock);
     __atomic_store_n(&dropin_reporting, env_on("CUFORT_REPORT"), __ATOMIC_RELAXED);
 }
@@ -90,7 +86,7 @@ int dropin_config_once(void)
     return __atomic_load_n(&dropin_reporting, __ATOMIC_RELAXED) > 0;
 }
 
-void cufort_dropin_configure(void)
+void dropin_configure(void)
 {
     config();
     read_config();
@@ -122,6 +118,23 @@ static int gpu(void)
     }
     pthread_mutex_unlock(&gpu_lock);
     return s;
+}
+
+int dropin_paths(double flops, int64_t min_dim)
+{
+    config();
+    int big = flops >= cfg.threshold && min_dim >= cfg.min_dim;
+    int band = !cfg.force && cfg.adapt != ADAPT_OFF && dropin_adapt_in_band(flops, cfg.threshold) &&
+               2 * min_dim >= cfg.min_dim;
+    if (!cfg.force && !big && !band)
+        return DROPIN_PATH_CPU;   /* cufort stays uninitialised */
+    int s = gpu();
+    int engine = s == GPU_READY || (s == GPU_HOST && (cfg.force || (band && cfg.adapt == ADAPT_ALWAYS)));
+    if (!engine)
+        return DROPIN_PATH_CPU;
+    if (cfg.force || (big && !band))
+        return DROPIN_PATH_ENGINE;
+    return band ? DROPIN_PATH_CPU | DROPIN_PATH_ENGINE : DROPIN_PATH_ENGINE;
 }
 
 int dropin_use_gpu(dropin_call *c, double flops, int64_t min_dim)
@@ -163,8 +176,8 @@ int dropin_gpu_done(dropin_call *c, int st, double flops, double bytes)
         return 1;
     }
     int info = cufort_last_info();
-    if (st == CUFORT_INVALID_VALUE && info > 0) {
-        dropin_xerbla(c->s->name, info);
+    if (st == CUFORT_INVALID_VALUE && info > 0 && dropin_this.bad_argument) {
+        dropin_this.bad_argument(c->s->name, info);
         return 1;
     }
     char why[400];
@@ -177,32 +190,40 @@ void dropin_config_line(char *buf, size_t n)
 {
     config();
     const char *backend = "not initialised (no call reached the threshold)";
+    char host_only[80];
+    snprintf(host_only, sizeof host_only, "host (%s only unless forced)", dropin_this.cpu_name);
     switch (__atomic_load_n(&gpu_state, __ATOMIC_ACQUIRE)) {
     case GPU_READY: backend = "cuda"; break;
-    case GPU_HOST: backend = "host (CPU BLAS only unless forced)"; break;
+    case GPU_HOST: backend = host_only; break;
     case GPU_FAILED: backend = gpu_why; break;
+    }
+    /* " with every dimension >= N" where the profile has a dimension rule */
+    char dims[64] = "", half_dims[64] = "";
+    if (dropin_this.env_min_dim) {
+        snprintf(dims, sizeof dims, " with every dimension >= %lld", (long long)cfg.min_dim);
+        snprintf(half_dims, sizeof half_dims, " (every dimension >= %lld)",
+                 (long long)(cfg.min_dim + 1) / 2);
     }
     int w;
     if (cfg.force)
-        w = snprintf(buf, n, "routing: every Level-3 call to the engine (forced); backend: %s", backend);
+        w = snprintf(buf, n, "routing: every %s to the engine (forced); backend: %s",
+                     dropin_this.call, backend);
     else if (cfg.adapt == ADAPT_OFF)
-        w = snprintf(buf, n,
-                     "routing: Level-3 calls of >= %g flops with every dimension >= %lld to the "
-                     "engine, the rest to the CPU BLAS; backend: %s",
-                     cfg.threshold, (long long)cfg.min_dim, backend);
+        w = snprintf(buf, n, "routing: %ss of >= %g flops%s to the engine, the rest to the %s; "
+                     "backend: %s", dropin_this.call, cfg.threshold, dims, dropin_this.cpu_name, backend);
     else {
         char summary[200];
         dropin_adapt_summary(summary, sizeof summary);
         w = snprintf(buf, n,
-                     "routing: Level-3 calls of >= %g flops with every dimension >= %lld to the "
-                     "engine, the rest to the CPU BLAS, but from %g to %g flops (every dimension >= "
-                     "%lld) the faster path, measured; %s; backend: %s",
-                     cfg.threshold, (long long)cfg.min_dim, cfg.threshold / 8, cfg.threshold * 8,
-                     (long long)(cfg.min_dim + 1) / 2, summary, backend);
+                     "routing: %ss of >= %g flops%s to the engine, the rest to the %s, but from %g to "
+                     "%g flops%s the faster path, measured; %s; backend: %s",
+                     dropin_this.call, cfg.threshold, dims, dropin_this.cpu_name, cfg.threshold / 8,
+                     cfg.threshold * 8, half_dims, summary, backend);
     }
     pthread_mutex_lock(&fallback_lock);
     if (first_fallback[0] && w >= 0 && (size_t)w < n)
-        snprintf(buf + w, n - (size_t)w, "\n# first fallback to the CPU BLAS: %s", first_fallback);
+        snprintf(buf + w, n - (size_t)w, "\n# first fallback to the %s: %s", dropin_this.cpu_name,
+                 first_fallback);
     pthread_mutex_unlock(&fallback_lock);
 }
 

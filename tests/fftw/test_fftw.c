@@ -1,0 +1,174 @@
+/* test_fftw.c — the FFTW drop-in (libcufort_fftw) against the real FFTW, in one process: the program
+ * links the drop-in, the real FFTW is opened apart (RTLD_LOCAL|RTLD_DEEPBIND) as the oracle, and
+ * every case runs through both (tests/fftw/cases.inc, double and single precision).  Results agree
+ * to 1e-12 (double) / 1e-5 (single) relative, gaps of a layout untouched alike.
+ *
+ * Two binaries: test_fftw (default routing: on the host backend everything runs on FFTW) and
+ * test_fftw_engine (tests/fftw/force_engine.c: CUFORT_FFTW_FORCE_GPU=1, so every transform cuFFT's
+ * layouts express runs through the thunk engine, here the host backend's FFTW behind a copy, and
+ * each case checks where it ran).  Also: FFTW_MEASURE keeps the arrays, FFTW's NULL answers, new-array
+ * execution, one plan on several threads, split arrays and r2r forwarded, plan queries, wisdom,
+ * threads, the plan cache reused by a plan of a shape seen before, the report at exit. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fftw3.h>
+
+#include "check.h"
+#include "cufort_fftw.h"
+#include "fft_internal.h"   /* the core plan cache's counters */
+
+extern const int test_fftw_engine __attribute__((weak));   /* force_engine.c */
+static int engine_mode(void) { return &test_fftw_engine != NULL && test_fftw_engine; }
+
+/* Before main, so before the first plan reads the environment: counters on, routing fixed. */
+__attribute__((constructor)) static void fix_routing(void)
+{
+    if (getenv("TEST_FFTW_CHILD"))
+        return;   /* a scenario of its own: its environment as the parent gave it */
+    const char *report = getenv("CUFORT_REPORT");
+    if (!report || !*report || !strcmp(report, "0"))
+        setenv("CUFORT_REPORT_FILE", "/dev/null", 1);
+    setenv("CUFORT_REPORT", "1", 1);
+    unsetenv("CUFORT_FFTW_THRESHOLD");
+    unsetenv("CUFORT_FFTW_ADAPT");
+    if (engine_mode())
+        setenv("CUFORT_FFTW_FORCE_GPU", "1", 1);
+    else
+        unsetenv("CUFORT_FFTW_FORCE_GPU");
+}
+
+#define X(name) fftw_##name
+#define R double
+#define TOL 1e-12
+#define PREC "fftw_"
+#include "cases.inc"
+#undef X
+#undef R
+#undef TOL
+#undef PREC
+#define X(name) fftwf_##name
+#define R float
+#define TOL 1e-5
+#define PREC "fftwf_"
+#include "cases.inc"
+
+/* a shape planned before costs no cuFFT planning: the engine's plan comes back from the cache */
+static void plan_cache_reuse(void)
+{
+    fftwf_complex *a = fftwf_alloc_complex(1 << 16);
+    cufort_fft_cache_stats s0, s1;
+    fftwf_plan p = fftwf_plan_dft_1d(1 << 16, a, a, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftwf_destroy_plan(p);
+    cufort_fft_cache_get_stats(&s0);
+    p = fftwf_plan_dft_1d(1 << 16, a, a, FFTW_FORWARD, FFTW_ESTIMATE);
+    cufort_fft_cache_get_stats(&s1);
+    CHECK(s1.hits == s0.hits + 1 && s1.misses == s0.misses,
+          "the engine's plan of a shape planned before comes from the plan cache",
+          "hits %lld -> %lld, misses %lld -> %lld", (long long)s0.hits, (long long)s1.hits,
+          (long long)s0.misses, (long long)s1.misses);
+    fftwf_destroy_plan(p);
+    fftwf_free(a);
+}
+
+/* the report at exit: one line per kind and precision that ran */
+static int report_child(void)
+{
+    double *x = fftw_alloc_real(64);
+    fftw_complex *y = fftw_alloc_complex(33);
+    fftw_plan p = fftw_plan_dft_r2c_1d(64, x, y, FFTW_ESTIMATE);
+    for (int i = 0; i < 64; i++)
+        x[i] = i;
+    fftw_execute(p);
+    fftw_execute(p);
+    fftw_destroy_plan(p);
+    return 0;
+}
+
+/* near the threshold the faster path is measured: both paths run (CUFORT_FFTW_ADAPT=1 makes the
+ * host backend take part), the report lists the measured class, the results stay right */
+static int adapt_child(void)
+{
+    enum { N = 4096 };
+    fftw_complex *in = fftw_alloc_complex(N), *out = fftw_alloc_complex(N), *ref = fftw_alloc_complex(N);
+    for (int i = 0; i < N; i++)
+        in[i][0] = sin(0.1 * i), in[i][1] = cos(0.3 * i);
+    fftw_plan p = fftw_plan_dft_1d(N, in, out, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_execute_dft(p, in, ref);
+    cufort_fftw_stats s0, s1;
+    cufort_fftw_stats_of("c2c_double", &s0);
+    double worst = 0;
+    for (int k = 0; k < 40; k++) {
+        fftw_execute(p);
+        for (int i = 0; i < N; i++)
+            worst = fmax(worst, fabs(out[i][0] - ref[i][0]) + fabs(out[i][1] - ref[i][1]));
+    }
+    cufort_fftw_stats_of("c2c_double", &s1);
+    CHECK(s1.gpu > s0.gpu && s1.cpu > s0.cpu && worst < 1e-9,
+          "near the threshold both paths are measured, the results the same",
+          "engine %lld, FFTW %lld, largest difference %.3g", (long long)(s1.gpu - s0.gpu),
+          (long long)(s1.cpu - s0.cpu), worst);
+    fftw_destroy_plan(p);
+    fftw_free(in), fftw_free(out), fftw_free(ref);
+    return 0;
+}
+
+static void report_at_exit(void)
+{
+    char dir[] = "/tmp/test_fftw.XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "report at exit", "mkdtemp failed");
+        return;
+    }
+    ck_child("report", "the report at exit", "TEST_FFTW_CHILD=1", "CUFORT_REPORT=1",
+             ckf("CUFORT_REPORT_FILE=%s/r.txt", dir), "CUFORT_FFTW_FORCE_GPU=", NULL);
+    char text[4096] = "";
+    FILE *f = fopen(ckf("%s/r.txt", dir), "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    CHECK(strstr(text, "# cufort drop-in FFTW report (libcufort_fftw 1.") && strstr(text, "\nr2c_double ") &&
+              strstr(text, "real FFTW: libfftw3.so.3"),
+          "CUFORT_REPORT: the header, the FFTW found, a line for r2c_double", "report:\n%s", text);
+    unlink(ckf("%s/r.txt", dir));
+    rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--child")) {
+        ck_child_main("fftw");
+        return !strcmp(argv[2], "adapt") ? adapt_child() : report_child();
+    }
+    ck_begin(engine_mode() ? "fftw_engine" : "fftw", 600);
+    void *d = dlopen("libfftw3.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    void *f = dlopen("libfftw3f.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    fftw_load_real(d);
+    fftwf_load_real(f);
+    int e = engine_mode();
+    fftw_compare_all("", e, FFTW_ESTIMATE, 0);
+    fftwf_compare_all("", e, FFTW_ESTIMATE, 0);
+    fftw_compare_all(" MEASURE", e, FFTW_MEASURE, 0);
+    fftwf_compare_all("", e, FFTW_ESTIMATE, 1);
+    fftw_compare_all("", e, FFTW_ESTIMATE, 1);
+    fftw_measure_keeps_arrays();
+    fftwf_measure_keeps_arrays();
+    fftw_fftw_refusals();
+    fftwf_fftw_refusals();
+    fftw_threads_share_a_plan();
+    fftwf_threads_share_a_plan();
+    fftw_split_arrays();
+    fftwf_split_arrays();
+    fftw_plan_queries();
+    fftwf_plan_queries();
+    if (e) {
+        plan_cache_reuse();
+    } else {
+        report_at_exit();
+        /* c2c of 4096 points: 5 N log2 N = 245760 flops, the threshold set there */
+        ck_child("adapt", "measured routing", "TEST_FFTW_CHILD=1", "CUFORT_REPORT=1",
+                 "CUFORT_REPORT_FILE=/dev/null", "CUFORT_FFTW_ADAPT=1", "CUFORT_FFTW_THRESHOLD=245760",
+                 "CUFORT_FFTW_GAP_US=1e9", NULL);
+    }
+    return ck_end();
+}
