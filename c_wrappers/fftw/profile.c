@@ -1,13 +1,12 @@
 /* profile.c — the FFTW drop-in as the shared routing core (c_wrappers/route) sees it.  Data only.
  *
- * The default threshold, 5e6 flops (a 64K-point complex transform, 5 N log2 N), is an estimate until
- * measured on the GPU machine: an engine execution costs a fixed ~30-50 us (a synchronised stream,
- * the staging machinery) plus its copies, 16 bytes a point in single precision at ~20 GB/s from
- * pageable memory (0.8 ns a point); one core of FFTW runs ~20 GFLOP/s in cache and less beyond,
- * 0.25 N log2 N ns.  The two meet near N = 2^14 - 2^15 (1-2.5e6 flops); the threshold sits a little
- * above, since FFTW with threads moves the crossover up and a wrong engine call costs more than a
- * wrong CPU call there.  Within a factor 8 either side (6e5 - 4e7 flops: 2^13 to 2^19 points) the
- * faster path is measured per kind and size (adapt.c).  make FFTW_GPU_THRESHOLD=... sets it. */
+ * Above 5e6 flops (a 64K-point complex transform, 5 N log2 N) a transform goes to the engine, below
+ * 1e4 (256 points) to the real FFTW; in between the faster path is measured per kind and size
+ * (adapt.c).  The band is that wide because the crossover depends on the program's FFTW thread
+ * count more than on the size: on the H100 machine (docs/performance.md), single-precision 1-D
+ * transforms took 25-42 us on the engine for 2^8..2^13 points against 2-44 us on one FFTW thread
+ * but 31-75 us on sixteen, where FFTW's threads cost more than they save.  make
+ * FFTW_GPU_THRESHOLD=... sets the upper edge. */
 #include "fftw_dropin.h"
 
 #ifndef CUFORT_FFTW_THRESHOLD
@@ -24,6 +23,7 @@ const dropin_profile dropin_this = {
     .env_prefix = "CUFORT_FFTW",
     .threshold = CUFORT_FFTW_THRESHOLD,
     .min_dim = 0,
+    .band_low = 1e4,
     .cpu_path = drop_cpu_path,
     .bad_argument = NULL,
 };

@@ -119,9 +119,15 @@ static void read_env(void)
     env.trace = v ? atoi(v) : 0;
 }
 
+double dropin_adapt_band_low(double threshold)
+{
+    double low = threshold / BAND;
+    return dropin_this.band_low > 0 && dropin_this.band_low < low ? dropin_this.band_low : low;
+}
+
 int dropin_adapt_in_band(double flops, double threshold)
 {
-    return threshold > 0 && flops >= threshold / BAND && flops < threshold * BAND;
+    return threshold > 0 && flops >= dropin_adapt_band_low(threshold) && flops < threshold * BAND;
 }
 
 /* the class of (routine, size), claimed when new; NULL when the table is full.  Under the lock. */

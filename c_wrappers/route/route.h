@@ -37,6 +37,10 @@ typedef struct {
     const char *env_prefix;     /* "CUFORT_DROPIN": <prefix>_FORCE_GPU, _ADAPT, _RECHECK, _GAP_US, _TRACE */
     double threshold;           /* build-time defaults */
     int64_t min_dim;
+    /* Where measured routing starts, in flops: 0 for a factor 8 below the threshold.  Lower where
+     * the CPU library's speed on small calls depends on the program's settings (FFTW's thread
+     * count), so that only a measurement can tell. */
+    double band_low;
     const char *(*cpu_path)(void);   /* the CPU library in use, for the report's header */
     /* A failed engine call with CUFORT_INVALID_VALUE and cufort_last_info() > 0 is the caller's
      * bad argument: reported here (the BLAS: xerbla) and not retried on the CPU.  NULL: such a
@@ -121,6 +125,7 @@ DROPIN_HIDDEN int dropin_paths(double flops, int64_t min_dim);
 
 /* ---- measured routing near the threshold (adapt.c) ---- */
 DROPIN_HIDDEN int dropin_adapt_in_band(double flops, double threshold);
+DROPIN_HIDDEN double dropin_adapt_band_low(double threshold);   /* the band's lower edge, flops */
 /* The path of a call in the band (0: the CPU library, 1: the engine), timed while its size class is
  * being measured; -1 when the class table is full (the threshold decides). */
 DROPIN_HIDDEN int dropin_adapt_route(dropin_call *c, double flops);

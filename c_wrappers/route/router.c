@@ -217,8 +217,9 @@ void dropin_config_line(char *buf, size_t n)
         w = snprintf(buf, n,
                      "routing: %ss of >= %g flops%s to the engine, the rest to the %s, but from %g to "
                      "%g flops%s the faster path, measured; %s; backend: %s",
-                     dropin_this.call, cfg.threshold, dims, dropin_this.cpu_name, cfg.threshold / 8,
-                     cfg.threshold * 8, half_dims, summary, backend);
+                     dropin_this.call, cfg.threshold, dims, dropin_this.cpu_name,
+                     dropin_adapt_band_low(cfg.threshold), cfg.threshold * 8, half_dims, summary,
+                     backend);
     }
     pthread_mutex_lock(&fallback_lock);
     if (first_fallback[0] && w >= 0 && (size_t)w < n)
