@@ -137,7 +137,7 @@ LIBS := $(LIB)/libcufort.a $(LIB)/libcufort.so \
         $(LIB)/libcufort_f77.a $(LIB)/libcufort_f77.so \
         $(LIB)/libcufort_f77_thunking.a $(LIB)/libcufort_f77_thunking.so
 
-# Modern Fortran API (`use cufort`, issue 3): fortran/*.f90 + fortran/generated/*.f90 in module
+# Modern Fortran API (`use cufort`): fortran/*.f90 + fortran/generated/*.f90 in module
 # dependency order; .mod files into $(BUILD)/include.  Link: -I$(BUILD)/include -lcufort_fortran -lcufort.
 FORTRAN_MOD_SRCS := fortran/cufort_core.f90 fortran/cufort_streams.f90 fortran/generated/cufort_c_blas.f90 \
                     fortran/generated/cufort_memory.f90 fortran/generated/cufort_blas.f90 \
@@ -361,7 +361,7 @@ $(EXBIN)/sgemm_example_cublas: examples/sgemm_example.F90 $(LIB)/libcufort_f77_t
 	$(FC) $(ALL_FFLAGS) -DCUBLAS -o $@ $< $(FC_LINK_THUNK)
 
 # examples/user_kernel: a user's own CUDA kernel (csquare.cu, nvcc) called from Fortran (main.f90,
-# bind(C)) on cufort's device memory and stream, linked with libcufort (issue 5)
+# bind(C)) on cufort's device memory and stream, linked with libcufort
 EXAMPLE_BINS += $(EXBIN)/user_kernel
 $(EXBIN)/user_kernel: examples/user_kernel/main.f90 $(OBJ)/examples/user_kernel/csquare.cu.o \
                       $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -456,7 +456,7 @@ bench: bench-build
 	$(VEC_BENCH_BIN)
 	bash bench/gemm_run.sh $(BUILD)
 
-# ---- drop-in BLAS library (issue 6) --------------------------------------------------------------------
+# ---- drop-in BLAS library --------------------------------------------------------------------
 include mk/dropin.mk
 include mk/fftw.mk
 

@@ -52,7 +52,7 @@ module cufort_fft
      private
      type(c_ptr) :: fwd = c_null_ptr, inv = c_null_ptr   ! the same C plan for complex transforms
      type(c_ptr) :: owner = c_null_ptr  ! where the plan that owns fwd/inv lives (plan_here)
-     integer(c_int) :: gen = 0       ! the cufort session (generation) the C plans belong to
+     integer(c_int) :: gen = 0       ! the cufort initialisation (generation) the C plans belong to
      integer :: code = 0, nrank = 0  ! code: kind of the physical-space array; 0 = no plan
      integer(int64) :: n(3) = 1, nbatch = 1
      logical :: norm = .false.

@@ -6,8 +6,8 @@
 // aligned (eight in flight per thread), per-thread serial accumulation, __shfl_down_sync trees, one
 // barrier per chunk (double-buffered shared slots), one partial per chunk, and a one-block second
 // pass in a fixed order, launched as a programmatic dependent launch so that its launch overlaps
-// the first pass's tail (bench/NOTES.md v4).  (A one-launch variant whose last block ran the
-// second pass was measured slower — v3 — and removed.)  No floating-point atomics: the bits depend on n only (see
+// the first pass's tail.  (A one-launch variant whose last block ran the second pass measured
+// slower.)  No floating-point atomics: the bits depend on n only (see
 // cufort_kernels_launch.h), never on the grid.  Products are formed with __fmul_rn/__dmul_rn so
 // that no multiply-add is contracted into an FMA: the host backend replays the same arithmetic.
 #include <cuda_runtime.h>
@@ -360,7 +360,7 @@ int default_grid()
     static int cached_dev = -1, cached = 0;
     if (dev == cached_dev && cached) return cached;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) sms = 1;
-    cached = sms * 64;   // measured (bench/NOTES.md): about one block per chunk at 64M floats
+    cached = sms * 64;   // measured (docs/performance.md): about one block per chunk at 64M floats
     cached_dev = dev;
     return cached;
 }

@@ -228,7 +228,7 @@ cudaError_t transpose_kind(char trans, int64_t m, int64_t n, const void *alpha_p
         return cudaGetLastError();
     }
     const bool cj = COMPLEX && trans == 'C';
-    if (variant == 0) variant = sizeof(T) == 16 ? 1 : 4;   // measured best everywhere (bench/NOTES.md)
+    if (variant == 0) variant = sizeof(T) == 16 ? 1 : 4;   // measured best everywhere (docs/performance.md)
     if (cj) return sc ? variant_t<T, true, COMPLEX>(variant, m, n, alpha, a, lda, b, ldb, s)
                       : variant_t<T, false, COMPLEX>(variant, m, n, alpha, a, lda, b, ldb, s);
     return sc ? variant_t<T, true, false>(variant, m, n, alpha, a, lda, b, ldb, s)

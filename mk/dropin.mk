@@ -1,10 +1,10 @@
-# mk/dropin.mk — the drop-in BLAS library (issue 6), included by the Makefile.
+# mk/dropin.mk — the drop-in BLAS library, included by the Makefile.
 #
 #   build/lib/libcufort_blas.so   every standard Fortran BLAS name (sgemm_, ddot_, ...): Level-3 calls
 #                                 above a threshold through the thunk engine (libcufort), the rest on
 #                                 the CPU BLAS found at run time.  Relink (-lcufort_blas instead of
 #                                 -lblas) or LD_PRELOAD it.
-#   DROPIN_GPU_THRESHOLD=flops    build-time default of CUFORT_GPU_THRESHOLD (1e8: measured, NOTES_gemm)
+#   DROPIN_GPU_THRESHOLD=flops    build-time default of CUFORT_GPU_THRESHOLD (1e8: measured, docs/performance.md)
 #   DROPIN_GPU_MIN_DIM=n          build-time default of CUFORT_GPU_MIN_DIM (256)
 #
 # Tests (build/tests, run by make check): test_blas_dropin and test_blas_dropin_engine (the generated

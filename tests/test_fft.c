@@ -639,7 +639,7 @@ static void cache_reset(void)
     cufort_shutdown();
     CHECK(stats().idle == 0, "reset: shutdown empties the cache", "idle %lld", (long long)stats().idle);
     CHECK_OK(cufort_init(), "reset: init again");
-    CHECK_OK(cufort_fft_plan_release(a, ga), "reset: releasing a plan of the ended session is a no-op");
+    CHECK_OK(cufort_fft_plan_release(a, ga), "reset: releasing a plan made before the shutdown is a no-op");
     CHECK(stats().idle == 0, "reset: ... and caches nothing", "idle %lld", (long long)stats().idle);
 }
 

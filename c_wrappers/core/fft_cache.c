@@ -109,7 +109,7 @@ int cufort_fft_plan_release(cufort_fft_plan plan, int generation)
     CUFORT_HOLD_GATE;
     /* no cufort_enter: finalizers call this, and must not clear the error a program is about to read */
     if (!plan || !cufort_ops() || generation != cufort_fft_generation())
-        return CUFORT_SUCCESS;   /* nothing, or gone with the session it was made in */
+        return CUFORT_SUCCESS;   /* nothing, or gone with the init it was made under */
     if (!cufort_fft_unlist(plan))
         return cufort_fail(CUFORT_INVALID_VALUE, "cufort_fft_plan_release: %p is not a live FFT plan "
                            "(released twice?)", (void *)plan);

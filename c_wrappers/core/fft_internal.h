@@ -76,7 +76,7 @@ void cufort_fft_free(cufort_fft_plan plan);         /* backend plan and struct; 
  * acquire hands out a plan for the caller's exclusive use: a released one with the same type, sizes,
  * batch and layout when the cache has one (stream and normalisation reset), else a new one.
  * release gives it back; the cache keeps the CUFORT_FFT_CACHE_MAX most recently released and
- * destroys older ones.  *generation / generation tie a plan to the cufort session it was made in:
+ * destroys older ones.  *generation / generation tie a plan to the cufort initialisation it was made under:
  * a shutdown or device change destroys every plan, after which release is a no-op.  Thread-safe. */
 #define CUFORT_FFT_CACHE_MAX 8
 int cufort_fft_plan_acquire(cufort_fft_plan *plan, int *generation, int type, int rank,

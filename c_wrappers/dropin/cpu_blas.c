@@ -11,7 +11,7 @@
 /* OpenBLAS's threads spin for 2^28 cycles (~0.1 s) after every call before they sleep.  A GEMM the
  * drop-in sends to the GPU right after a CPU call then fights sixteen spinning threads for the
  * cores its staging copies need: on the H100 host such GEMMs took 10-25 times longer (ZGEMM n = 768
- * 24 ms against 1.8 ms, bench/NOTES_gemm.md v4).  Unless the user chose a value, the threads sleep
+ * 24 ms against 1.8 ms; docs/performance.md).  Unless the user chose a value, the threads sleep
  * at once; the CPU BLAS is loaded later, on first use, so it reads this.  At load time: no other
  * thread is reading the environment yet. */
 __attribute__((constructor)) static void quiet_openblas_threads(void)

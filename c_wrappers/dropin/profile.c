@@ -4,7 +4,7 @@
 
 /* The thresholds come from the build (make DROPIN_GPU_THRESHOLD=... DROPIN_GPU_MIN_DIM=...). */
 #ifndef CUFORT_DROPIN_THRESHOLD
-#define CUFORT_DROPIN_THRESHOLD 1e8   /* the crossover measured on the H100 host, NOTES_gemm */
+#define CUFORT_DROPIN_THRESHOLD 1e8   /* the crossover measured on the H100 host, docs/performance.md */
 #endif
 #ifndef CUFORT_DROPIN_MIN_DIM
 #define CUFORT_DROPIN_MIN_DIM 256

@@ -1,69 +1,51 @@
 /* adapt.c — near the routing threshold a drop-in measures where a call runs faster.
  *
- * (Told in the BLAS drop-in's terms, where it was measured; the FFTW drop-in uses it unchanged, its
- * transform kinds as the routines and FFTW as the CPU library.  The knobs are named by the
- * library's prefix: CUFORT_DROPIN_RECHECK for the BLAS, CUFORT_FFTW_RECHECK for FFTW, ...)
+ * (Told in the BLAS drop-in's terms; the FFTW drop-in uses it unchanged, its transform kinds as the
+ * routines and FFTW as the CPU library.  The knobs are named by the library's prefix:
+ * CUFORT_DROPIN_RECHECK for the BLAS, CUFORT_FFTW_RECHECK for FFTW, ...)
  *
- * Around CUFORT_GPU_THRESHOLD the engine and the CPU BLAS take about the same time, and which one
- * wins moves with the routine, the shape, the CPU BLAS's threads and the host's load: on the H100
- * host the DGEMM crossover moved between n = 384 and n = 600 from one run to the next, and a fixed
- * threshold left calls there up to 1.24x slower than the better path (bench/NOTES_gemm.md v5).  So
- * a call whose work lies within a factor BAND of the threshold falls in a class (its routine, its
+ * Around the threshold the engine and the CPU BLAS take about the same time, and which one wins
+ * moves with the routine, the shape, the CPU BLAS's threads and the host's load, so a fixed
+ * threshold leaves calls there up to a quarter slower than the better path (docs/dropin-blas.md
+ * has the measured cases).  A call whose work lies in the band (from the profile's band_low, else
+ * a factor BAND below the threshold, to a factor BAND above) falls in a class (its routine, its
  * flops in steps of 2^(1/4)); the class's calls run on the engine until TIMED of them were timed,
  * then on the CPU BLAS the same, and later calls take the path whose median timed call was
- * shorter.  The median, not the best: the CPU BLAS's times on a busy host spread widely, and the
- * best of two once sent DGEMM n = 384 to the CPU BLAS at 1.29x the engine's time (NOTES_gemm v6).
- * A path that failed (the engine fell back) never wins.
+ * shorter.  The median, not the best: the CPU BLAS's times on a busy host spread widely, and one
+ * lucky call must not decide.  A path that failed (the engine fell back) never wins.
  *
  * Which calls are timed.  Not the first after a switch of path: the first engine call pays for
  * CUDA's start and for buffers that grow, the first CPU call after an engine call for threads that
  * went to sleep.  Nor one that came more than GAP_US after this thread's previous call in the band
  * returned, unless the class's last GAPS_USUAL + 1 calls all did (then gaps are the program's way,
  * and their cost part of both paths'): it pays for whatever ran in the gap, and not alike on both
- * paths.  On the H100 host calls after other work took 1.4-1.7x the back-to-back ones on the CPU
- * BLAS and 1.08x on the engine (DGEMM n = 256, SGEMM 384), and medians mixing the two had sent
- * SGEMM and DGEMM n = 256 to the engine, 1.05-1.10x slower (NOTES_gemm v9).  Once decided, the
- * chosen path's calls are timed too, so its median (its last KEEP calls) follows the host at no
- * cost.
+ * paths (the CPU BLAS much more than the engine).  Once decided, the chosen path's calls are timed
+ * too, so its median (its last KEEP calls) follows the host at no cost.
  *
  * Measuring again runs the other path only, afresh (its older times are dropped): TIMED timed
  * calls, set against the chosen path's last KEEP.  It never stops for good (only an engine that
  * fell back is never tried again): a measurement caught in a spell of the host's is corrected by
- * the next.  In run 28 on the H100 host OpenBLAS's SGEMM n = 256 calls ran at a median of 0.38 ms
- * for a spell, the class moved to the engine (0.22 ms) and, nothing being scheduled at that margin,
- * stayed there while the CPU BLAS went back to 0.11 ms: 1.40x the better path (NOTES_gemm v10).  When:
- * - 16 calls after the first decision, whatever the margin: a class's first calls run cold.  On
- *   the H100 host the engine's first calls of a size took 2.5x its later ones (DGEMM n = 384:
- *   0.77-0.86 ms against 0.31), and a first decision that went 1.3-1.4x the wrong way was kept for
- *   good (v9).  Likewise 16 calls after a decision that changed the path: one of the two
- *   measurements behind the change was off, or the host changed;
+ * the next.  When:
+ * - 16 calls after the first decision, whatever the margin: a class's first calls run cold, and a
+ *   first decision made on them can be wrong by a third.  Likewise 16 calls after a decision that
+ *   changed the path: one of the two measurements behind the change was off, or the host changed;
  * - as soon as the chosen path's last KEEP calls, all since the decision, have a median over the
- *   other path's: the host changed (v9: OpenBLAS's DGEMM n = 384 went from 0.32 to 0.55 ms a
- *   call and the class stayed on it, 1.41x the engine);
+ *   other path's: the host changed;
  * - otherwise, if the latest decision that kept a path kept this one, after twice as many calls
  *   as then (a change of path and its reversal, noise between two close paths, do not start the
- *   doubling again: under load on the H100 host that cost DGEMM n = 256 2-3%), else after 32 (an
- *   interval earned by the other path once kept SGEMM n = 256 on the engine for 800 calls after
- *   a spell of the CPU BLAS's, 1.09x the better path; NOTES_gemm v10); and at least
- *   RECHECK_SHARE times the calls a measurement loses (TIMED + 1 calls at the slower path's
- *   time, over the chosen path's), up to LAST_RECHECK: medians 10% apart are measured again after
- *   32, 64, 128, ... calls, medians 2x apart after 200, 400, ...: the measurements cost the class
- *   ~2% of its time at most.  (ZGEMM n = 128 had measured 0.122 against 0.126 ms and then ran 13%
- *   slower than the CPU BLAS, v6; measuring both paths again, not the other one only, cost twice
- *   as much: run 21);
- * - where one median is FAR or more times the other, implausible this near the threshold (run
- *   20's in-band medians lay 1.2-1.5x apart) and more likely a burst of the host's (OpenBLAS's
- *   ZGEMM n = 128 ran 6-9 ms a call for runs of several calls instead of 0.11 ms, and a
- *   measurement caught in one sent the class to the engine for good, 1.33x slower; v6): after 16
+ *   doubling again), else after 32; and at least RECHECK_SHARE times the calls a measurement loses
+ *   (TIMED + 1 calls at the slower path's time, over the chosen path's), up to LAST_RECHECK:
+ *   medians 10% apart are measured again after 32, 64, 128, ... calls, medians 2x apart after
+ *   200, 400, ...: the measurements cost the class ~2% of its time at most;
+ * - where one median is FAR or more times the other, implausible this near the threshold and more
+ *   likely a burst of the host's (a CPU BLAS running calls 50x slower for a while): after 16
  *   calls, then 64, 256, ... (4x each time) up to LAST_RECHECK.  Such a measurement ends at its
  *   first timed call if that one still takes FAR times the chosen path's median: the burst goes
- *   on.  (Not any measurement: one spike of OpenBLAS's ZGEMM n = 128, 1.1 ms against 0.1, ended
- *   the re-measurement meant to correct a cold first decision, and the class ran its first ~100
- *   calls on the engine at 1.4x: 1.13 of the better path, NOTES_gemm v10.)
- * CUFORT_DROPIN_RECHECK=n (tests) measures again after every n calls whatever the margin;
- * CUFORT_DROPIN_GAP_US sets GAP_US (tests whose checks between calls take longer).
- * CUFORT_REPORT lists each class with both times; CUFORT_DROPIN_TRACE=1 prints each decision with
- * the times it was made on, =2 also every call in the band.
+ *   on.  Only those: a single spike must not end a measurement meant to correct a cold decision.
+ * <prefix>_RECHECK=n (tests) measures again after every n calls whatever the margin;
+ * <prefix>_GAP_US sets GAP_US (tests whose checks between calls take longer).
+ * CUFORT_REPORT lists each class with both times; <prefix>_TRACE=1 prints each decision with the
+ * times it was made on, =2 also every call in the band.
  *
  * The table is small and fixed; a call that finds it full is routed by the threshold alone. */
 #include <math.h>

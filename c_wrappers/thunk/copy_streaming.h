@@ -1,5 +1,5 @@
 /* copy_streaming.h — a copy whose stores bypass the cache, so the destination is not read before
- * it is written (staging.c's unpacking, and bench/stage_bench.c, which measured it). */
+ * it is written (staging.c's unpacking, and bench/probes/stage_bench.c, which measures it). */
 #ifndef CUFORT_COPY_STREAMING_H
 #define CUFORT_COPY_STREAMING_H
 

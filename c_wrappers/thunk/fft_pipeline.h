@@ -3,7 +3,7 @@
  * about one direction's copies instead of both in turn (4096 x 4096 C2C on the H100: 3.2 ms against
  * 5.0 ms in one piece and a 4.9 ms floor).  Pageable arrays stay in one piece: there the host's
  * memory system, which packing and unpacking share, is the limit, and parts measured no faster
- * (2 parts 5.75 ms, 4 parts 6.18, 8 parts 8.31, one piece 5.94; bench/NOTES_fft.md v5). */
+ * (2 parts 5.75 ms, 4 parts 6.18, 8 parts 8.31, one piece 5.94; docs/performance.md). */
 #ifndef CUFORT_FFT_PIPELINE_H
 #define CUFORT_FFT_PIPELINE_H
 

@@ -17,7 +17,7 @@
  *
  * A pageable C is never uploaded: the GPU computes alpha op(A) op(B) alone and the download adds
  * beta C on the host as it unpacks (host_beta).  The host reads and writes C once either way, but
- * a third of a square GEMM's pageable uploads, and their staging, are gone (NOTES_gemm v5). */
+ * a third of a square GEMM's pageable uploads, and their staging, are gone. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@
 #include "worker.h"
 
 /* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most),
- * 4096 when they are pageable (fewer, larger staged copies; measured on the H100 host, NOTES_gemm),
+ * 4096 when they are pageable (fewer, larger staged copies; measured on the H100 host, docs/performance.md),
  * and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
        ALIGN = 256 };

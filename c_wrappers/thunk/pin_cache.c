@@ -19,7 +19,7 @@ enum { ENTRIES = 64, FIRST_NEED = 3, MOST_NEED = 1 << 12 };
  * mmap threshold grows to), so free() unmaps it, which the watcher hears.  A smaller array may lie
  * in the heap, where free() leaves the pages mapped and pinned under whatever malloc puts there
  * next; a copy that starts inside a pin and runs past its end fails in the driver
- * (cudaErrorInvalidValue, bench/NOTES_fft.md v10), so such stale pins must not happen. */
+ * (cudaErrorInvalidValue), so such stale pins must not happen. */
 #define MIN_BYTES (((size_t)32 << 20) + 1)
 
 typedef enum { SEEN, WATCHED, PINNING, PINNED, REFUSED } pin_state;

@@ -1,9 +1,9 @@
 /* pool.h — host threads that help the calling thread with one job at a time, asleep when idle.
  *
- * Staged copies need several cores (one copies ~8 GB/s on the H100 host).  They used OpenMP teams
- * until libgomp's idle threads, which spin for milliseconds after every parallel region (its spin
- * count is read once, at program start), were seen taking eight cores away from whatever the
- * program did next: a CPU BLAS call right after a GPU call ran 6x slower (bench/NOTES_gemm.md v5).
+ * Staged copies need several cores (one copies ~8 GB/s on the H100 host).  Not OpenMP teams:
+ * libgomp's idle threads spin for milliseconds after every parallel region (its spin count is read
+ * once, at program start) and take cores away from whatever the program does next: a CPU BLAS call
+ * right after a GPU call ran 6x slower that way (docs/performance.md).
  * These threads spin for 200 us after a job, so back-to-back copies find them awake, then sleep. */
 #ifndef CUFORT_POOL_H
 #define CUFORT_POOL_H

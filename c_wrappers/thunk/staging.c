@@ -6,7 +6,7 @@
  * claim pieces of the array in order and pack each into its place in its group's slot; whoever
  * packs a group's last piece queues the group's one DMA.  The way back mirrors it: SLOTS groups in
  * flight, and whoever unpacks a group's last piece queues the group that reuses the slot.  Why
- * this shape (bench/stage_bench.c, bench/NOTES_staging.md): one core of that host copies at only
+ * this shape (bench/probes/stage_bench.c, docs/performance.md): one core of that host copies at only
  * ~8.5 GB/s, so the copies must be spread over threads; and the DMA engine, not the packing, is the
  * slower side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at
  * 44-49 GB/s up and 51 down where a ring per thread with one 2 MiB DMA per piece moved 29-45 and
@@ -14,8 +14,8 @@
  * (non-temporal ones measured 36-40 against 44-49 GB/s), except in the last TAIL groups of an
  * upload under 32 MiB.  The DMA engine reads those right after they are packed, while their lines
  * sit in the packing cores' caches, and reads them there at ~18 GB/s (a thunked 4 MiB sscal's
- * four 1 MiB DMAs took 232 us, all four streamed 111 us: bench/trace_calls, bench/NOTES_staging.md
- * v10); streamed, thunked 4 and 16 MiB calls took 2-23% less.  A larger upload streams its tail
+ * four 1 MiB DMAs took 232 us, all four streamed 111 us, in bench/probes/trace_calls' timeline);
+ * streamed, thunked 4 and 16 MiB calls took 2-23% less.  A larger upload streams its tail
  * only when the DMA engine is behind the packing (choose_tail): where the packing is the slower
  * side, the slower streaming stores would delay the tail more than the engine's cache reads do.
  * Unpacking uses non-temporal stores (the caller's array is not read for ownership first: 50
@@ -113,7 +113,7 @@ static int staging_threads(void)
  * before its one DMA starts.
  * A download's last groups ramp down, 4, 2, 1 and 1 MiB, so that the unpacking left after the last
  * DMA is short.  (A large upload's first groups ramped up the same way measured slower: 128 MiB in
- * 2.99-3.24 ms against 2.82-3.06 without, three runs in turns, stage_bench; the DMA engine is
+ * 2.99-3.24 ms against 2.82-3.06 without, three runs in turns; the DMA engine is
  * behind from the start.) */
 typedef struct {
     char *host;
@@ -185,7 +185,7 @@ static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols
 /* The least piece of an array of total bytes: MIN_PIECE, so that 1 MiB goes four ways; a smaller
  * array goes up to four ways too, in pieces of at least SMALL_PIECE.  (256 KiB in one piece cost
  * a thunked sscal 0.111-0.119 ms, in four 0.083-0.095; 4 MiB in 128 KiB pieces was no faster than
- * in 256 KiB ones: bench/NOTES_staging.md v9.) */
+ * in 256 KiB ones.) */
 static size_t min_piece(size_t total)
 {
     if (total >= 4 * (size_t)MIN_PIECE)
@@ -384,7 +384,7 @@ static int wait_issued(copy_job *c, int i, long g)
     while (__atomic_load_n(&c->issued[i], __ATOMIC_ACQUIRE) < g) {
         if (stopped(&c->f))
             return 0;
-        sched_yield();   /* the worker it waits for may need this core (tests run 16 on 2) */
+        sched_yield();   /* the worker it waits for may need this core (16 threads on 2 cores) */
     }
     return 1;
 }
@@ -420,7 +420,7 @@ static int queue_group(copy_job *c, long g)
  * to pack it with streaming stores, and it will not read it from the packing cores' caches.  Where
  * the DMA engine waits for the packing instead, the tail keeps ordinary stores, which pack faster.
  * (Three back, not two: when the tail's first piece is claimed, the group two back may still be
- * being packed, its DMA not queued.  bench/NOTES_staging.md v11.) */
+ * being packed, its DMA not queued.) */
 static void choose_tail(copy_job *c, long g)
 {
     long back = g - 3;

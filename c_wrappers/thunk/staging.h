@@ -4,7 +4,7 @@
  * return when the host array holds the data.  To device: they return once the copy is queued; a
  * pageable array may be reused then, a pinned one (cufort's or the caller's own) only once s is
  * past the copy.  (A small or pinned array goes to the DMA engine as it is, and that upload is not
- * waited for: the wait made a thunked sscal of 4 KiB 10-15% slower, bench/NOTES_staging.md v8.) */
+ * waited for: the wait made a thunked sscal of 4 KiB 10-15% slower.) */
 #ifndef CUFORT_STAGING_H
 #define CUFORT_STAGING_H
 

@@ -1,7 +1,7 @@
 /* worker.h — one persistent host thread that runs posted tasks in order.  The GEMM engine hands it
  * the downloads of pageable C tiles, so that their unpacking (host copies) runs while the calling
  * thread packs the next uploads: the two directions share the host's memory system better than
- * one thread doing both in turn (bench/NOTES_staging.md). */
+ * one thread doing both in turn. */
 #ifndef CUFORT_WORKER_H
 #define CUFORT_WORKER_H
 
