@@ -295,6 +295,9 @@ TEST_BINS += $(FORTRAN_TEST_BINS)
 
 tests: $(TEST_BINS)
 
+# ---- the fuzzer over the C ABI (tests/fuzz) ----------------------------------------------------------
+include mk/fuzz.mk
+
 # ---- examples -----------------------------------------------------------------------------------------
 # F77 examples need the gfortran external-name scheme of the F77 layer; scheme 4 (UPPER) has none.
 ifneq ($(filter 4,$(F77_MANGLING)),)

@@ -6,7 +6,7 @@ expressions over the argument names; helpers usable in them:  NOTR(c) (c is 'N')
 IMAX(a, b).  Extents of arrays are given by their shape:
   mat(rows, cols, ld)        column-major matrix, rows x cols inside leading dimension ld
   vec(n, inc)                BLAS vector of n elements at stride inc (negative: reversed, 0: one element)
-  pack(count)                contiguous run of count elements (packed triangles)
+  pack(count)                contiguous run of count elements (packed triangles: Tri)
   bmat(rows, cols, ld, stride, batch)   batch matrices, matrix i starting stride*i elements in
 
 Types: 'T' the element type of the precision, 'R' its real type, 'I' a 0-based index (C ABI).
@@ -94,6 +94,14 @@ def Vec(name, io, n, inc, type="T"):
 
 def Pack(name, io, count, type="T"):
     return Arg(name, "array", io=io, type=type, shape=("pack", count))
+
+
+def Tri(name, io, order="n"):
+    """A packed triangle of the given order: order*(order+1)/2 elements.  The shape's third entry
+    names the order, so that C extents saturate instead of overflowing for absurd orders."""
+    a = Pack(name, io, f"{order} * ({order} + 1) / 2")
+    a.shape = ("pack", a.shape[1], order)
+    return a
 
 
 def BMat(name, io, rows, cols, ld, stride, batch, type="T"):
@@ -213,14 +221,14 @@ L2 = [
             [Uplo(), Dim("n"), Dim("k"), Scalar("alpha"), Mat("A", "in", "k + 1", "n", "lda"),
              LdMin("lda", "k + 1"), XN, Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("spmv", 2, std("{}spmv", "sd"),
-            [Uplo(), Dim("n"), Scalar("alpha"), Pack("AP", "in", "n * (n + 1) / 2"), XN,
+            [Uplo(), Dim("n"), Scalar("alpha"), Tri("AP", "in"), XN,
              Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("spr", 2, std("{}spr", "sd"),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"),
-             Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Tri("AP", "inout")]),
     Routine("spr2", 2, std("{}spr2", "sd"),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"), Vec("y", "in", "n", "incy"),
-             Inc0("incy"), Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Inc0("incy"), Tri("AP", "inout")]),
     Routine("symv", 2, std("{}symv"),
             [Uplo(), Dim("n"), Scalar("alpha"), Mat("A", "in", "n", "n", "lda"), Ld("lda", "n"),
              XN, Inc0("incx"), Scalar("beta"), YN, Inc0("incy")],
@@ -238,10 +246,10 @@ L2 = [
             [Uplo(), Trans(), Diag(), Dim("n"), Dim("k"), Mat("A", "in", "k + 1", "n", "lda"),
              LdMin("lda", "k + 1"), Vec("x", "inout", "n", "incx"), Inc0("incx")]),
     Routine("tpmv", 2, std("{}tpmv"),
-            [Uplo(), Trans(), Diag(), Dim("n"), Pack("AP", "in", "n * (n + 1) / 2"),
+            [Uplo(), Trans(), Diag(), Dim("n"), Tri("AP", "in"),
              Vec("x", "inout", "n", "incx"), Inc0("incx")]),
     Routine("tpsv", 2, std("{}tpsv"),
-            [Uplo(), Trans(), Diag(), Dim("n"), Pack("AP", "in", "n * (n + 1) / 2"),
+            [Uplo(), Trans(), Diag(), Dim("n"), Tri("AP", "in"),
              Vec("x", "inout", "n", "incx"), Inc0("incx")]),
     Routine("trmv", 2, std("{}trmv"),
             [Uplo(), Trans(), Diag(), Dim("n"), Mat("A", "in", "n", "n", "lda"), Ld("lda", "n"),
@@ -256,7 +264,7 @@ L2 = [
             [Uplo(), Dim("n"), Dim("k"), Scalar("alpha"), Mat("A", "in", "k + 1", "n", "lda"),
              LdMin("lda", "k + 1"), XN, Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("hpmv", 2, std("{}hpmv", "cz"),
-            [Uplo(), Dim("n"), Scalar("alpha"), Pack("AP", "in", "n * (n + 1) / 2"), XN,
+            [Uplo(), Dim("n"), Scalar("alpha"), Tri("AP", "in"), XN,
              Inc0("incx"), Scalar("beta"), YN, Inc0("incy")]),
     Routine("her", 2, std("{}her", "cz", types={"alpha": "R"}),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"),
@@ -266,10 +274,10 @@ L2 = [
              Inc0("incy"), Mat("A", "inout", "n", "n", "lda"), Ld("lda", "n")]),
     Routine("hpr", 2, std("{}hpr", "cz", types={"alpha": "R"}),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"),
-             Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Tri("AP", "inout")]),
     Routine("hpr2", 2, std("{}hpr2", "cz"),
             [Uplo(), Dim("n"), Scalar("alpha"), XN, Inc0("incx"), Vec("y", "in", "n", "incy"),
-             Inc0("incy"), Pack("AP", "inout", "n * (n + 1) / 2")]),
+             Inc0("incy"), Tri("AP", "inout")]),
 ]
 
 # Level 3 -------------------------------------------------------------------------------------------------

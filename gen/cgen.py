@@ -64,8 +64,8 @@ def extent(shape):
     if kind == "vec":
         _, n, inc = shape
         return f"cufort_extent_vec({n}, {inc})"
-    if kind == "pack":
-        return f"cufort_extent_pack({shape[1]})"
+    if kind == "pack":   # a triangle's count is computed from its order, saturating
+        return f"cufort_extent_tri({shape[2]})" if len(shape) > 2 else f"cufort_extent_pack({shape[1]})"
     _, rows, cols, ld, stride, batch = shape
     return f"cufort_extent_bmat({rows}, {cols}, {ld}, {stride}, {batch})"
 

@@ -161,6 +161,8 @@ def declare_args(r, v):
 
 def extent_expr(a):
     kind, *rest = a.shape
+    if kind == "pack":   # the count; a triangle's order (rest[1]) matters only to the C ABI's extents
+        rest = rest[:1]
     return f"tl_extent_{kind}({', '.join(rest)})"
 
 

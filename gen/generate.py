@@ -13,6 +13,7 @@ import emit_capi  # noqa: E402
 import emit_dropin  # noqa: E402
 import emit_f77  # noqa: E402
 import emit_f77_tests  # noqa: E402
+import emit_fuzz  # noqa: E402
 import emit_fortran  # noqa: E402
 import emit_tests  # noqa: E402
 
@@ -28,7 +29,8 @@ def write(rel, text):
 
 
 def main():
-    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_fortran, emit_dropin):
+    for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_fortran, emit_dropin,
+                    emit_fuzz):
         emitter.emit(write)
 
 

@@ -48,6 +48,16 @@ static inline int64_t cufort_extent_vec(int64_t n, int64_t inc)
     return n <= 0 ? 0 : cufort_extent_mat(1, n, inc < 0 ? -inc : inc);
 }
 static inline int64_t cufort_extent_pack(int64_t count) { return count < 0 ? 0 : count; }
+static inline int64_t cufort_extent_tri(int64_t order)     /* a packed triangle: order(order+1)/2 */
+{
+    int64_t e;
+    if (order <= 0)
+        return 0;
+    if (order % 2 == 0 ? __builtin_mul_overflow(order / 2, order + 1, &e)
+                       : __builtin_mul_overflow(order, order / 2 + 1, &e))
+        return INT64_MAX;
+    return e;
+}
 static inline int64_t cufort_extent_bmat(int64_t rows, int64_t cols, int64_t ld, int64_t stride,
                                          int64_t batch)
 {

@@ -4,28 +4,40 @@
 #include "internal.h"
 #include "pin_cache.h"
 
+/* A host array's span is not checkable, but one larger than memory can hold is a mistake in the
+ * sizes: refused before the pitches computed from them wrap. */
+static int host_side(const char *fn, const char *name, const void *p, int64_t rows, int64_t cols,
+                     int64_t ld, int64_t es)
+{
+    if (!p)
+        return cufort_null_arg(fn, name);
+    int64_t elems = cufort_extent_mat(rows, cols, ld);
+    size_t bytes;
+    if (elems == INT64_MAX || __builtin_mul_overflow((size_t)elems, (size_t)es, &bytes))
+        return cufort_fail(CUFORT_BAD_POINTER, "%s: %s would span %lld x %lld elements %lld apart, "
+                           "more than memory can hold", fn, name, (long long)rows, (long long)cols,
+                           (long long)ld);
+    return CUFORT_SUCCESS;
+}
+
 static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t cols, int64_t es,
                 const void *src, int64_t sld, void *dst, int64_t dld, cufort_stream stream,
                 int async)
 {
     if (rows == 0 || cols == 0)
         return CUFORT_SUCCESS;
-    if (kind != CUFORT_H2D) {
-        int st = cufort_check_array(fn, "the source", src, cufort_extent_mat(rows, cols, sld),
-                                    (size_t)es);
-        if (st)
-            return st;
-    } else if (!src) {
-        return cufort_null_arg(fn, "the host source");
-    }
-    if (kind != CUFORT_D2H) {
-        int st = cufort_check_array(fn, "the destination", dst, cufort_extent_mat(rows, cols, dld),
-                                    (size_t)es);
-        if (st)
-            return st;
-    } else if (!dst) {
-        return cufort_null_arg(fn, "the host destination");
-    }
+    int st = kind != CUFORT_H2D
+                 ? cufort_check_array(fn, "the source", src, cufort_extent_mat(rows, cols, sld), (size_t)es)
+                 : host_side(fn, "the host source", src, rows, cols, sld, es);
+    if (st)
+        return st;
+    st = kind != CUFORT_D2H
+             ? cufort_check_array(fn, "the destination", dst, cufort_extent_mat(rows, cols, dld), (size_t)es)
+             : host_side(fn, "the host destination", dst, rows, cols, dld, es);
+    if (st)
+        return st;
+    if (cols == 1)          /* one column's pitch is never stepped: kept from overflowing */
+        sld = dld = rows;
     if (rows == sld && rows == dld) {      /* contiguous on both sides: one block */
         rows *= cols;
         sld = dld = rows;

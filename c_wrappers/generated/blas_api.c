@@ -1719,7 +1719,7 @@ int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_sgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -1775,7 +1775,7 @@ int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_dgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -1831,7 +1831,7 @@ int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_cgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -1887,7 +1887,7 @@ int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_zgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -1943,7 +1943,7 @@ int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_sgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -1994,7 +1994,7 @@ int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_dgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2045,7 +2045,7 @@ int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const doub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_cgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2099,7 +2099,7 @@ int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_zgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2153,7 +2153,7 @@ int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_sger(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2203,7 +2203,7 @@ int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_dger(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2253,7 +2253,7 @@ int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_cgeru(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2305,7 +2305,7 @@ int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_cgerc(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2357,7 +2357,7 @@ int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zgeru(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2409,7 +2409,7 @@ int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zgerc(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2461,7 +2461,7 @@ int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_ssbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2512,7 +2512,7 @@ int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_dsbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2563,7 +2563,7 @@ int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const doubl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_sspmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2580,7 +2580,7 @@ int cufort_sspmv(char uplo, int64_t n, float alpha, const float *AP, const float
     if (st) return st;
     st = check_sspmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -2601,7 +2601,7 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -2612,7 +2612,7 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_dspmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2629,7 +2629,7 @@ int cufort_dspmv(char uplo, int64_t n, double alpha, const double *AP, const dou
     if (st) return st;
     st = check_dspmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -2650,7 +2650,7 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -2661,7 +2661,7 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sspr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_sspr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2678,7 +2678,7 @@ int cufort_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_sspr(uplo, n, alpha, x, incx, AP));
@@ -2695,7 +2695,7 @@ int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_sspr(uplo, n, alpha, (const float *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2703,7 +2703,7 @@ int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dspr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_dspr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2720,7 +2720,7 @@ int cufort_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_dspr(uplo, n, alpha, x, incx, AP));
@@ -2737,7 +2737,7 @@ int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_dspr(uplo, n, alpha, (const double *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2745,7 +2745,7 @@ int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_sspr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2766,7 +2766,7 @@ int cufort_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_sspr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -2785,7 +2785,7 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_sspr2(uplo, n, alpha, (const float *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2794,7 +2794,7 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_dspr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2815,7 +2815,7 @@ int cufort_dspr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_dspr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -2834,7 +2834,7 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_dspr2(uplo, n, alpha, (const double *)cufort_thunk_ptr(&t, ix), cufort_thunk_inc(&t, ix),
@@ -2843,7 +2843,7 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_ssymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2893,7 +2893,7 @@ int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_dsymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2943,7 +2943,7 @@ int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_csymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -2996,7 +2996,7 @@ int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_zsymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3049,7 +3049,7 @@ int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_ssyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3094,7 +3094,7 @@ int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_dsyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3139,7 +3139,7 @@ int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_csyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3185,7 +3185,7 @@ int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_zsyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3231,7 +3231,7 @@ int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_ssyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3281,7 +3281,7 @@ int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_dsyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3331,7 +3331,7 @@ int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_csyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3383,7 +3383,7 @@ int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zsyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3435,7 +3435,7 @@ int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_stbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3483,7 +3483,7 @@ int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_dtbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3531,7 +3531,7 @@ int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ctbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3580,7 +3580,7 @@ int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ztbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3629,7 +3629,7 @@ int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_stbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3677,7 +3677,7 @@ int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_dtbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3725,7 +3725,7 @@ int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ctbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3774,7 +3774,7 @@ int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ztbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3823,7 +3823,7 @@ int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_stpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3841,7 +3841,7 @@ int cufort_stpmv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = check_stpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3860,7 +3860,7 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -3869,7 +3869,7 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_dtpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3887,7 +3887,7 @@ int cufort_dtpmv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = check_dtpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3906,7 +3906,7 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -3915,7 +3915,7 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ctpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3933,7 +3933,7 @@ int cufort_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3952,7 +3952,7 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -3961,7 +3961,7 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ztpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -3979,7 +3979,7 @@ int cufort_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztpmv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -3998,7 +3998,7 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4007,7 +4007,7 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_stpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4025,7 +4025,7 @@ int cufort_stpsv(char uplo, char trans, char diag, int64_t n, const float *AP, f
     if (st) return st;
     st = check_stpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4044,7 +4044,7 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4053,7 +4053,7 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_dtpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4071,7 +4071,7 @@ int cufort_dtpsv(char uplo, char trans, char diag, int64_t n, const double *AP, 
     if (st) return st;
     st = check_dtpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4090,7 +4090,7 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4099,7 +4099,7 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ctpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4117,7 +4117,7 @@ int cufort_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = check_ctpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4136,7 +4136,7 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4145,7 +4145,7 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ztpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4163,7 +4163,7 @@ int cufort_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = check_ztpsv(fn, uplo, trans, diag, n, incx);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4182,7 +4182,7 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
@@ -4191,7 +4191,7 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_strmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4238,7 +4238,7 @@ int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_dtrmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4285,7 +4285,7 @@ int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ctrmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4333,7 +4333,7 @@ int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ztrmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4381,7 +4381,7 @@ int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_strsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4428,7 +4428,7 @@ int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_dtrsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4475,7 +4475,7 @@ int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ctrsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4523,7 +4523,7 @@ int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ztrsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4571,7 +4571,7 @@ int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_chemv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4624,7 +4624,7 @@ int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_zhemv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4677,7 +4677,7 @@ int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_chbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4731,7 +4731,7 @@ int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_zhbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4785,7 +4785,7 @@ int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_chpmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4803,7 +4803,7 @@ int cufort_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = check_chpmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4825,7 +4825,7 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -4836,7 +4836,7 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_zhpmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4854,7 +4854,7 @@ int cufort_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = check_zhpmv(fn, uplo, n, incx, incy);
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
@@ -4876,7 +4876,7 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_IN);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_IN);
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -4887,7 +4887,7 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cher(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_cher(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4933,7 +4933,7 @@ int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zher(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_zher(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4979,7 +4979,7 @@ int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cher2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_cher2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -5031,7 +5031,7 @@ int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zher2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zher2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -5083,7 +5083,7 @@ int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chpr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_chpr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -5101,7 +5101,7 @@ int cufort_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_chpr(uplo, n, alpha, x, incx, AP));
@@ -5119,7 +5119,7 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_chpr(uplo, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, ix),
@@ -5127,7 +5127,7 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhpr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_zhpr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -5145,7 +5145,7 @@ int cufort_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr(uplo, n, alpha, x, incx, AP));
     return cufort_in(fn, cufort_cuda_zhpr(uplo, n, alpha, x, incx, AP));
@@ -5163,7 +5163,7 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_zhpr(uplo, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, ix),
@@ -5171,7 +5171,7 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_chpr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -5192,7 +5192,7 @@ int cufort_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_chpr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -5211,7 +5211,7 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_chpr2(uplo, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, ix),
@@ -5220,7 +5220,7 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_zhpr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -5241,7 +5241,7 @@ int cufort_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
-    st = cufort_check_array(fn, "AP", AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP));
+    st = cufort_check_array(fn, "AP", AP, cufort_extent_tri(n), sizeof(*AP));
     if (st) return st;
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
     return cufort_in(fn, cufort_cuda_zhpr2(uplo, n, alpha, x, incx, y, incy, AP));
@@ -5260,7 +5260,7 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     if (st) return st;
     int ix = cufort_thunk_vector(&t, x, n, incx, sizeof(*x), CUFORT_IN);
     int iy = cufort_thunk_vector(&t, y, n, incy, sizeof(*y), CUFORT_IN);
-    int iAP = cufort_thunk_span(&t, AP, cufort_extent_pack(n * (n + 1) / 2), sizeof(*AP), CUFORT_INOUT);
+    int iAP = cufort_thunk_span(&t, AP, cufort_extent_tri(n), sizeof(*AP), CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
     if (st == CUFORT_SUCCESS)
         st = cufort_zhpr2(uplo, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, ix),
@@ -5269,7 +5269,7 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_sgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -5313,7 +5313,7 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 's', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_dgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -5357,7 +5357,7 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 'd', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_cgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -5401,7 +5401,7 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 'c', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_zgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -5446,7 +5446,7 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 'z', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_cgemm3m(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cgemm3m(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -5503,7 +5503,7 @@ int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgemm3m(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zgemm3m(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -5560,7 +5560,7 @@ int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_ssymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -5613,7 +5613,7 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dsymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -5666,7 +5666,7 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_csymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -5721,7 +5721,7 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zsymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -5776,7 +5776,7 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chemm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_chemm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -5831,7 +5831,7 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhemm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zhemm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -5886,7 +5886,7 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_ssyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5934,7 +5934,7 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_dsyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5982,7 +5982,7 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_csyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -6032,7 +6032,7 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_zsyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -6082,7 +6082,7 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cherk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_cherk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6130,7 +6130,7 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zherk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_zherk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6179,7 +6179,7 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_ssyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6232,7 +6232,7 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dsyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6286,7 +6286,7 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_csyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -6341,7 +6341,7 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zsyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -6396,7 +6396,7 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cher2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cher2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6451,7 +6451,7 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zher2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zher2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6506,7 +6506,7 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_ssyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6559,7 +6559,7 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dsyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6613,7 +6613,7 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_csyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -6668,7 +6668,7 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zsyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -6723,7 +6723,7 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cherkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cherkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6778,7 +6778,7 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zherkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zherkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -6833,7 +6833,7 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_strmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -6882,7 +6882,7 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_dtrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -6931,7 +6931,7 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ctrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -6983,7 +6983,7 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ztrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7035,7 +7035,7 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_strsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7084,7 +7084,7 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_dtrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7133,7 +7133,7 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ctrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7185,7 +7185,7 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ztrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7237,7 +7237,7 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_sgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7300,7 +7300,7 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_dgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7363,7 +7363,7 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_cgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7428,7 +7428,7 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_zgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7493,7 +7493,7 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_sgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7549,7 +7549,7 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7605,7 +7605,7 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7664,7 +7664,7 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7723,7 +7723,7 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_sdgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
@@ -7774,7 +7774,7 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ddgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_ddgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
@@ -7825,7 +7825,7 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_cdgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
@@ -7876,7 +7876,7 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_zdgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     (void)incx;
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");

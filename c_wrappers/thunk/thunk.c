@@ -97,6 +97,18 @@ int cufort_thunk_begin(cufort_thunk *t, const char *routine)
     return cufort_ensure_init(routine);
 }
 
+int cufort_thunk_host_span(const char *routine, int64_t rows, int64_t cols, int64_t ld,
+                           size_t elem_size)
+{
+    int64_t elems = cufort_extent_mat(rows, cols, ld);
+    size_t bytes;
+    if (elems == INT64_MAX || __builtin_mul_overflow((size_t)elems, elem_size, &bytes))
+        return cufort_fail(CUFORT_BAD_POINTER, "%s: a host array of %lld x %lld elements %lld apart would "
+                           "span more bytes than memory can hold", routine, (long long)rows,
+                           (long long)cols, (long long)ld);
+    return CUFORT_SUCCESS;
+}
+
 static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, int64_t ld,
                size_t elem_size, int io, int64_t dev_ld, int64_t dev_inc)
 {
@@ -107,10 +119,22 @@ static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, in
     }
     int i = t->count++;
     int empty = rows <= 0 || cols <= 0;
+    size_t bytes = 0;
+    /* a span no memory can hold is the caller's mistake: refused before its sizes wrap in the copies */
+    if (!empty) {
+        int st = cufort_thunk_host_span(t->routine, rows, cols, ld, elem_size);
+        if (!st && (__builtin_mul_overflow((size_t)rows, (size_t)cols, &bytes) ||
+                    __builtin_mul_overflow(bytes, elem_size, &bytes)))
+            st = cufort_thunk_host_span(t->routine, rows, cols, INT64_MAX, elem_size);
+        if (st && !t->status)
+            t->status = st;
+        empty = st != CUFORT_SUCCESS;
+    }
     t->a[i] = (cufort_thunk_array){
-        .host = host, .rows = empty ? 0 : rows, .cols = empty ? 0 : cols, .ld = ld,
-        .dev_ld = dev_ld, .dev_inc = dev_inc, .elem_size = elem_size,
-        .bytes = empty ? 0 : (size_t)rows * (size_t)cols * elem_size, .io = io};
+        .host = host, .rows = empty ? 0 : rows, .cols = empty ? 0 : cols,
+        .ld = cols > 1 ? ld : IMAX(1, rows),   /* one column's pitch is never stepped: no wrapping */
+        .dev_ld = dev_ld, .dev_inc = dev_inc, .elem_size = elem_size, .bytes = empty ? 0 : bytes,
+        .io = io};
     return i;
 }
 
@@ -152,14 +176,17 @@ int cufort_thunk_stage_in(cufort_thunk *t)
         if (t->a[i].bytes && !t->a[i].host)
             return cufort_null_arg(t->routine, "a host array");
         t->a[i].offset = total;
-        total += (t->a[i].bytes + ALIGN - 1) / ALIGN * ALIGN;
+        if (__builtin_add_overflow(total, (t->a[i].bytes + ALIGN - 1) / ALIGN * ALIGN, &total) ||
+            t->a[i].bytes > SIZE_MAX - ALIGN)
+            return cufort_fail(CUFORT_ALLOC_FAILED, "%s: the host arrays together exceed what memory "
+                               "can hold", t->routine);
     }
     if (total == 0)
         return CUFORT_SUCCESS;
     void *buf = NULL;
     int st = cufort_thunk_scratch(total, &buf);
     if (st)
-        return st;
+        return cufort_in(t->routine, st);
     t->dev = buf;
     for (int i = 0; i < t->count && !st; i++)
         if (t->a[i].bytes && (t->a[i].io & CUFORT_IN))

@@ -34,6 +34,10 @@ int cufort_thunk_vector(cufort_thunk *t, const void *host, int64_t n, int64_t in
                         int io);
 int cufort_thunk_span(cufort_thunk *t, const void *host, int64_t count, size_t elem_size, int io);
 int cufort_thunk_stage_in(cufort_thunk *t);
+/* fails (CUFORT_BAD_POINTER, naming routine) when cols columns of rows elements, ld apart, would span
+ * more bytes than memory can hold: such a host array cannot exist */
+int cufort_thunk_host_span(const char *routine, int64_t rows, int64_t cols, int64_t ld,
+                           size_t elem_size);
 void *cufort_thunk_ptr(const cufort_thunk *t, int i);
 int64_t cufort_thunk_ld(const cufort_thunk *t, int i);
 int64_t cufort_thunk_inc(const cufort_thunk *t, int i);
