@@ -15,6 +15,11 @@ static int64_t draw_bytes(fz_rng *r)
 
 /* allocations this large may fail on any machine; smaller ones must not */
 #define MAY_FAIL ((int64_t)1 << 30)
+/* The skipping rule for allocations: a size from 64 MiB up to 1 TiB may well be granted, and cufort
+ * would legitimately take its time (pinning it, or a sanitizer's shadow for it); larger ones fail
+ * at once everywhere and run. */
+#define ENORMOUS_FROM ((int64_t)1 << 26)
+#define IMPOSSIBLE_FROM ((int64_t)1 << 40)
 
 /* ---- alloc/free, host_alloc/host_free ---- */
 
@@ -42,6 +47,8 @@ static int exec_alloc(fz_worker *w, const fz_op *op, const fz_call *c)
     int (*release)(void *) = pinned ? cufort_host_free : cufort_free;
     int64_t bytes = c->arg[0].i;
     int init = cufort_is_initialized();
+    if (bytes > ENORMOUS_FROM && bytes < IMPOSSIBLE_FROM && c->arg[1].i && init)
+        return FZ_SKIPPED;
     void *p = (void *)(uintptr_t)0x77;
     int st = alloc(c->arg[1].i ? &p : NULL, bytes);
     fz_pred want = !init ? fz_expect_status(CUFORT_NOT_INITIALIZED)

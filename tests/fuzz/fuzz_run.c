@@ -225,6 +225,8 @@ void fz_reset_worker(fz_worker *w, int shut_down)
         fz_forget_device_memory(w);
         w->generation = fz_life_generation;
     }
+    if (!cufort_is_initialized())   /* what survived a shutdown is destroyed through a new init */
+        cufort_init();
     if (cufort_is_initialized()) {
         for (int i = 0; i < FZ_SLOTS; i++) {
             if (w->plans[i].live)
@@ -253,9 +255,4 @@ void fz_reset_worker(fz_worker *w, int shut_down)
     }
 }
 
-void fz_worker_finish(fz_worker *w)
-{
-    if (!cufort_is_initialized())
-        cufort_init();
-    fz_reset_worker(w, 0);
-}
+void fz_worker_finish(fz_worker *w) { fz_reset_worker(w, 0); }
