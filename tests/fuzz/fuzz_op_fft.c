@@ -174,6 +174,24 @@ static int record_plan(fz_worker *w, const fz_call *c, cufort_fft_plan plan, con
     return 1;
 }
 
+/* On the cuda backend cuFFT builds the plan, and its work area, when the plan is made: a legal plan
+ * of more elements than the work cap is skipped there (the host backend plans at execution). */
+static int enormous_plan(const fz_plan_info *p)
+{
+    fz_wide elements = p->batch;
+    for (int i = 0; i < p->rank; i++)
+        elements = fz_mul(elements, p->n[i]);
+    return cufort_backend() == CUFORT_BACKEND_CUDA && (double)elements > fz_cfg.work_cap;
+}
+
+/* the statuses plan creation may give besides success, for arguments it accepts: cuFFT may not
+ * take a layout, or the memory for its work area */
+static unsigned plan_may_fail(void)
+{
+    return FZ_ALSO(CUFORT_NOT_SUPPORTED) | FZ_ALSO(CUFORT_INVALID_VALUE) | FZ_ALSO(CUFORT_ALLOC_FAILED) |
+           (cufort_backend() == CUFORT_BACKEND_CUDA ? FZ_ALSO(CUFORT_EXECUTION_FAILED) : 0);
+}
+
 /* what plan_many must answer: 0 when the arguments are acceptable */
 static int plan_args_bad(const fz_plan_info *p, int embeds)
 {
@@ -214,6 +232,9 @@ static int exec_plan_many(fz_worker *w, const fz_op *op, const fz_call *c)
     int embeds = (int)a[M_EMBEDS].i;
     cufort_fft_plan plan = (cufort_fft_plan)(uintptr_t)0x5a5a;
     int init = cufort_is_initialized();
+    int legal = init && a[M_PLANPTR].i && a[M_NPTR].i && !plan_args_bad(&p, embeds);
+    if (legal && enormous_plan(&p))
+        return FZ_SKIPPED;
     int st = cufort_fft_plan_many(a[M_PLANPTR].i ? &plan : NULL, (int)a[M_TYPE].i, (int)a[M_RANK].i,
                                   a[M_NPTR].i ? n : NULL, a[M_BATCH].i, embeds == 1 || embeds == 2 ? in : NULL,
                                   a[M_ISTRIDE].i, a[M_IDIST].i, embeds == 1 || embeds == 3 ? on : NULL,
@@ -223,9 +244,8 @@ static int exec_plan_many(fz_worker *w, const fz_op *op, const fz_call *c)
         want = fz_expect_status(CUFORT_NOT_INITIALIZED);
     else if (!a[M_PLANPTR].i || !a[M_NPTR].i || plan_args_bad(&p, embeds))   /* type, rank: as ints */
         want = fz_expect_status(CUFORT_INVALID_VALUE);
-    else   /* cuFFT may refuse a layout it cannot do */
-        want = (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0, FZ_ALSO(CUFORT_NOT_SUPPORTED) |
-                         FZ_ALSO(CUFORT_INVALID_VALUE) | FZ_ALSO(CUFORT_ALLOC_FAILED)};
+    else
+        want = (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0, plan_may_fail()};
     fz_check(w, c, "cufort_fft_plan_many", st, want);
     if (st == CUFORT_SUCCESS && a[M_PLANPTR].i)
         record_plan(w, c, plan, &p);
@@ -256,28 +276,23 @@ static int exec_plan_nd(fz_worker *w, const fz_op *op, const fz_call *c)
     (void)op;
     const fz_arg *a = c->arg;
     int rank = (int)a[1].i, type = (int)a[2].i, st;
-    const char *fn;
     cufort_fft_plan plan = NULL;
-    fz_plan_info p = {type, rank, {a[3].i, a[4].i, a[5].i}, 1, 0, {0}, 1, 0, {0}, 1, 0};
+    /* plan_1d's second number is the batch; anything but 1 or 2 is drawn as plan_3d */
+    fz_plan_info p = {type, rank == 1 || rank == 2 ? rank : 3, {a[3].i, a[4].i, a[5].i}, rank == 1 ? a[4].i : 1,
+                      0, {0}, 1, 0, {0}, 1, 0};
     int init = cufort_is_initialized();
-    if (rank == 1) {   /* plan_1d's second number is the batch */
-        fn = "cufort_fft_plan_1d";
-        p.batch = a[4].i;
+    if (init && !plan_args_bad(&p, 0) && enormous_plan(&p))
+        return FZ_SKIPPED;
+    if (p.rank == 1)
         st = cufort_fft_plan_1d(&plan, type, a[3].i, a[4].i);
-    } else if (rank == 2) {
-        fn = "cufort_fft_plan_2d";
+    else if (p.rank == 2)
         st = cufort_fft_plan_2d(&plan, type, a[3].i, a[4].i);
-    } else {
-        fn = "cufort_fft_plan_3d";
-        p.rank = 3;
+    else
         st = cufort_fft_plan_3d(&plan, type, a[3].i, a[4].i, a[5].i);
-    }
     fz_pred want = !init ? fz_expect_status(CUFORT_NOT_INITIALIZED)
                    : plan_args_bad(&p, 0) ? fz_expect_status(CUFORT_INVALID_VALUE)
-                   : (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0, FZ_ALSO(CUFORT_NOT_SUPPORTED) |
-                               FZ_ALSO(CUFORT_ALLOC_FAILED)};
+                   : (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0, plan_may_fail()};
     /* the shorthands' messages name cufort_fft_plan_many, which does their work */
-    (void)fn;
     fz_check(w, c, "cufort_fft_plan", st, want);
     if (st == CUFORT_SUCCESS)
         record_plan(w, c, plan, &p);
