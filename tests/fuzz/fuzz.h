@@ -306,7 +306,28 @@ static inline int fz_avoiding(int k) { return (fz_avoid >> k) & 1u; }
 int fz_format(const fz_call *c, char *buf, size_t size);
 int fz_parse(const char *line, fz_call *c, char *err, size_t errsize);
 
+/* ---- the supervisor (fuzz_watch.c) and the regression cases (fuzz_cases.c) ---- */
+#define FZ_MAX_THREADS 16
+typedef struct {
+    volatile int64_t next_index;   /* the segment a restarted worker process goes on with */
+    fz_shared_thread thread[FZ_MAX_THREADS];
+} fz_shared_state;
+extern fz_shared_state *fz_shared;   /* shared memory, so that it outlives a crashed worker */
+extern double fz_timeout_s;          /* a call running longer is a hang */
+void fz_shared_setup(void);
+/* runs body in a child process watched for crashes and hangs, which it reports (what: the run's
+ * name; slice: say how to replay the call in flight); 0 when the child finished */
+int fz_watched(void (*body)(void *), void *arg, int threads, const char *what, int slice, int *crashes,
+               int *hangs);
+int fz_run_slice(int64_t calls_per_thread);   /* one run as fz_cfg says; the problems found */
+void fz_run_cases(const char *text, int *passed, int *failed);
+extern const char fz_builtin_cases[];
+int64_t fz_now_ns(void);
+/* the command that replays call index of thread id of this run */
+void fz_replay_hint(char *buf, size_t size, int64_t index, int thread);
+
 /* ---- the worker's run ---- */
+#define FZ_SEGMENT 4096         /* calls per segment unless --segment says */
 typedef struct {
     uint64_t seed;
     int64_t first, calls;       /* call indices [first, first + calls) */

@@ -70,7 +70,7 @@ void fz_draw_call(fz_worker *w, fz_rng *r, fz_call *c)
 
 /* ---- one call ---- */
 
-static int64_t now_ns(void)
+int64_t fz_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -91,7 +91,7 @@ void fz_run_call(fz_worker *w, const fz_call *c)
     fz_shared_thread *sh = w->shared;
     fz_format(c, sh->text, sizeof sh->text);
     w->fill = (fz_rng){hash(sh->text)};     /* array contents follow from the call's own line */
-    sh->started_ns = now_ns();
+    sh->started_ns = fz_now_ns();
     __atomic_store_n(&sh->index, w->index, __ATOMIC_SEQ_CST);
     if (fz_cfg.verbose)
         printf("call %lld: %s\n", (long long)w->index, sh->text);
@@ -121,6 +121,18 @@ void fz_run_call(fz_worker *w, const fz_call *c)
     if (fz_cfg.verbose)
         printf("  -> %s (%s)\n", result == FZ_SKIPPED ? "skipped" : result == FZ_AVOIDED ? "avoided" : "ran",
                cufort_last_error());
+}
+
+void fz_replay_hint(char *buf, size_t size, int64_t index, int thread)
+{
+    int n = snprintf(buf, size, "fuzz_capi --seed %llu --replay %lld", (unsigned long long)fz_cfg.seed,
+                     (long long)index);
+    if (n >= 0 && (size_t)n < size && fz_threads > 1)
+        n += snprintf(buf + n, size - (size_t)n, " --threads %d --thread %d", fz_threads, thread);
+    if (n >= 0 && (size_t)n < size && fz_cfg.first)
+        n += snprintf(buf + n, size - (size_t)n, " --first %lld", (long long)fz_cfg.first);
+    if (n >= 0 && (size_t)n < size && fz_cfg.segment != FZ_SEGMENT)
+        snprintf(buf + n, size - (size_t)n, " --segment %lld", (long long)fz_cfg.segment);
 }
 
 /* ---- the oracle ---- */
@@ -154,18 +166,16 @@ void fz_failf(fz_worker *w, const fz_call *c, const char *fmt, ...)
     if (printed++ < PRINT_MOST) {
         char line[sizeof w->shared->text];
         fz_format(c, line, sizeof line);
+        char hint[256], who[32] = "";
+        fz_replay_hint(hint, sizeof hint, w->index, w->id);
+        if (fz_threads > 1)
+            snprintf(who, sizeof who, " thread %d", w->id);
         if (fz_cfg.case_name)
             printf("FAIL regression %s, call %lld: %s\n    call: %s\n", fz_cfg.case_name, (long long)w->index + 1,
                    why, line);
-        else if (fz_threads > 1)
-            printf("FAIL fuzz seed %llu thread %d call %lld: %s\n    call: %s\n    replay: fuzz_capi --seed %llu "
-                   "--replay %lld --threads %d --thread %d\n", (unsigned long long)w->seed, w->id,
-                   (long long)w->index, why, line, (unsigned long long)w->seed, (long long)w->index, fz_threads,
-                   w->id);
         else
-            printf("FAIL fuzz seed %llu call %lld: %s\n    call: %s\n    replay: fuzz_capi --seed %llu --replay %lld\n",
-                   (unsigned long long)w->seed, (long long)w->index, why, line, (unsigned long long)w->seed,
-                   (long long)w->index);
+            printf("FAIL fuzz seed %llu%s call %lld: %s\n    call: %s\n    replay: %s\n",
+                   (unsigned long long)w->seed, who, (long long)w->index, why, line, hint);
     } else if (printed == PRINT_MOST + 1) {
         printf("fuzz: further failures are counted, not shown\n");
     }
