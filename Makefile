@@ -11,7 +11,8 @@
 #   make gpu-bundle      build/runtime: the shared libraries a GPU machine without gfortran/OpenBLAS needs
 #   make clean
 #
-# Variables: BUILD (build dir, default build), CUDA_HOME, CC, FC, NVCC, CFLAGS, FFLAGS, NVCCFLAGS,
+# Variables: BUILD (build dir, default build; build-san with SANITIZE), CUDA_HOME, CC, FC, NVCC, CFLAGS,
+#   FFLAGS, NVCCFLAGS, SANITIZE (e.g. address,undefined: the sanitizer build, mk/sanitize.mk),
 #   F77_MANGLING=1|2|3|4 (external names of the F77 layer, see c_wrappers/f77/f77.h), F77_INT64=1 (the
 #   F77 layer takes 8-byte INTEGERs, for -fdefault-integer-8 codes), CUDA_ARCH (default 90).
 # Missing system packages are installed (root on Debian/Ubuntu) or named by scripts/deps.sh, run once
@@ -22,7 +23,7 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
-BUILD ?= build
+BUILD ?= $(if $(SANITIZE),build-san,build)
 PREFIX ?= /usr/local
 
 ifeq ($(origin CC),default)
@@ -32,6 +33,7 @@ ifeq ($(origin FC),default)
 FC := gfortran
 endif
 PYTHON ?= python3
+include mk/sanitize.mk
 AR ?= ar
 
 CFLAGS ?= -O2
@@ -310,6 +312,9 @@ $(FORTRAN_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) $(FORTRAN_LIBS) $(FLAGS_FILE)
 TEST_BINS += $(FORTRAN_TEST_BINS)
 
 tests: $(TEST_BINS)
+
+# ---- the fuzzer over the C ABI (tests/fuzz) ----------------------------------------------------------
+include mk/fuzz.mk
 
 # ---- examples -----------------------------------------------------------------------------------------
 # F77 examples need the gfortran external-name scheme of the F77 layer; scheme 4 (UPPER) has none.

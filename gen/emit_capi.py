@@ -121,11 +121,13 @@ def check_params(r):
 
 
 def check_fn(r, v):
-    """Reference-BLAS argument checks in parameter order; None when the routine has none."""
+    """Reference-BLAS argument checks in parameter order; None when the routine has none.  The
+    integers arrive widened to 128 bits, so that a condition such as lda >= kl + ku + 1 or
+    strideC >= ldc * n is exact for every int64 value instead of overflowing."""
     lines = checks(r, v)
     if not lines:
         return None
-    params = ", ".join(("char " if a.kind == "opt" else "int64_t ") + a.name for a in check_params(r))
+    params = ", ".join(("char " if a.kind == "opt" else "__int128 ") + a.name for a in check_params(r))
     unused = [a.name for a in check_params(r) if not any(_uses(ln, a.name) for ln in lines)]
     body = [f"    (void){n};" for n in unused]
     return "\n".join([f"static int check_{v.name}(const char *fn, {params})", "{"] + body + lines +
@@ -293,6 +295,11 @@ def host_entry(r, v):
     body = [f"typedef {ret} (*{ftype})({', '.join(fparams) or 'void'});", "",
             proto(f"cufort_host_{v.name}", r, v), "{", f"    static {ftype} f;",
             f'    int st = cufort_cpu_blas_symbol("{sym}", (void **)&f);', "    if (st) return st;"]
+    # A vector of one element reads no stride: it goes to the CPU BLAS as 1, which OpenBLAS needs
+    # (its complex dot products fault on n = 1 with an increment near INT_MAX).
+    for a in r.args:
+        if a.kind == "array" and a.shape[0] == "vec" and a.shape[2] in ints:
+            body.append(f"    if (({a.shape[1]}) <= 1) {a.shape[2]} = 1;")
     for n in ints:
         body.append(f"    int i_{n};")
     for n in ints:

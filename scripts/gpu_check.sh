@@ -5,6 +5,11 @@
 #   smi       nvidia-smi
 #   cuda      tests/run_tests.sh with CUFORT_BACKEND=cuda
 #   host      tests/run_tests.sh with CUFORT_BACKEND=host (the cross-check oracle)
+#   fuzz      the fuzzer over the C ABI on the cuda backend: build/tests/fuzz_capi, 10^6 calls
+#             (GPU_CHECK_FUZZ_SEED, default 1; GPU_CHECK_FUZZ_CALLS, default 1000000); a crash, hang or
+#             wrong answer prints the call and how to replay it.  On a sanitizer build (build-san)
+#             ASan needs ASAN_OPTIONS=protect_shadow_gap=0 with the CUDA driver, which run_tests.sh
+#             sets and this step sets too.
 #   memcheck  compute-sanitizer --tool memcheck --leak-check full over every test binary, cuda backend;
 #             --report-api-errors no, because the tests provoke failing CUDA calls on purpose (an
 #             allocation of 2^60 bytes must fail cleanly): memory errors and leaks are what count;
@@ -13,15 +18,15 @@
 #             (GPU_CHECK_SANITIZER_FLAGS replaces "--tool memcheck --leak-check full --report-api-errors no", e.g.
 #             "--tool racecheck"; CUFORT_TEST_FILTER narrows any step to some tests)
 #   demo      scripts/demo.sh
-# Logs go to $OUT when set, else <build-dir>/gpu-check; at most 7
-# files: nvidia-smi.txt check-cuda.log check-host.log memcheck.log demo.log summary.txt.
+# Logs go to $OUT when set, else <build-dir>/gpu-check; at most 7 files: nvidia-smi.txt
+# check-cuda.log check-host.log fuzz.log memcheck.log demo.log summary.txt.
 # Exit status non-zero when any step failed.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
 BUILD=build
 if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
-steps=${*:-smi cuda host memcheck demo}
+steps=${*:-smi cuda host fuzz memcheck demo}
 LOGS=${OUT:-$BUILD/gpu-check}
 mkdir -p "$LOGS"
 
@@ -59,9 +64,20 @@ for step in $steps; do
         note "check $step: $(last_line "$log") (exit $rc)"
         [ "$rc" -eq 0 ] || status=1
         ;;
+    fuzz)
+        log=$LOGS/fuzz.log
+        [ -f "$BUILD/.sanitize" ] && export ASAN_OPTIONS="protect_shadow_gap=0:allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+        CUFORT_BACKEND=cuda "$BUILD/tests/fuzz_capi" --seed "${GPU_CHECK_FUZZ_SEED:-1}" \
+            --calls "${GPU_CHECK_FUZZ_CALLS:-1000000}" 2>&1 | tee "$log"
+        rc=${PIPESTATUS[0]}
+        note "fuzz cuda: $(grep -E '^fuzz: [0-9]+ calls' "$log" | tail -n1) (exit $rc)"
+        [ "$rc" -eq 0 ] || status=1
+        ;;
     memcheck)
+        # the fuzzer's calls run in child processes, which application-only leaves unchecked: its
+        # slice is kept short here (the fuzz step makes the 10^6 calls)
         log=$LOGS/memcheck.log
-        CUFORT_BACKEND=cuda CUFORT_TEST_NO_EXAMPLES=1 \
+        CUFORT_FUZZ_CALLS=2000 CUFORT_BACKEND=cuda CUFORT_TEST_NO_EXAMPLES=1 \
             CUFORT_TEST_WRAPPER="$SANITIZER ${GPU_CHECK_SANITIZER_FLAGS:---tool memcheck --leak-check full --report-api-errors no --target-processes application-only} --error-exitcode 86" \
             CUFORT_TEST_LOGDIR=$BUILD/test-logs-memcheck \
             bash tests/run_tests.sh "$BUILD" 2>&1 | tee "$log"
@@ -78,7 +94,7 @@ for step in $steps; do
         [ "$rc" -eq 0 ] || status=1
         ;;
     *)
-        echo "gpu_check: unknown step '$step' (smi cuda host memcheck demo)" >&2
+        echo "gpu_check: unknown step '$step' (smi cuda host fuzz memcheck demo)" >&2
         status=2
         ;;
     esac

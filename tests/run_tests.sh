@@ -20,6 +20,12 @@
 #   CUFORT_TEST_TIMEOUT     seconds per test (default 900)
 #   CUFORT_TEST_VERBOSE=1   print every line of every test (default: FAIL lines and summaries)
 #   CUFORT_TEST_LOGDIR      full logs (default <build-dir>/test-logs)
+#
+# A sanitizer build (make check SANITIZE=address,undefined: <build-dir>/.sanitize exists) runs with
+# ASAN_OPTIONS, UBSAN_OPTIONS and LSAN_OPTIONS set here (what the caller set comes after, so it wins)
+# and the known false positives of tests/sanitizer/*.supp suppressed; a sanitizer's report in a log
+# is one more failure.  On a machine with a GPU, ASan needs protect_shadow_gap=0 (the CUDA driver
+# maps memory where ASan would keep its shadow gap), which is added when a GPU is visible.
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +48,22 @@ gpu_visible() {
     case ${CUDA_VISIBLE_DEVICES-unset} in "" | -1 | none | NoDevFiles) return 1 ;; esac
     command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }
+
+SANITIZED=""
+if [ -f "$BUILD/.sanitize" ]; then
+    SANITIZED=$(cat "$BUILD/.sanitize")
+    supp=$ROOT/tests/sanitizer
+    gap=""
+    if gpu_visible || [ "${CUFORT_BACKEND:-}" = cuda ] || [[ ${CUFORT_TEST_BACKENDS:-} == *cuda* ]]; then
+        gap=":protect_shadow_gap=0"
+    fi
+    # allocator_may_return_null: a test's allocation of 2^60 bytes must fail cleanly, not stop ASan;
+    # verify_asan_link_order=0: the drop-in example preloads libcufort_blas.so ahead of the runtime
+    # its (instrumented) program links
+    export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1:verify_asan_link_order=0:suppressions=$supp/asan.supp$gap${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+fi
 
 if [ -n "${CUFORT_TEST_BACKENDS:-}" ]; then
     backends=$CUFORT_TEST_BACKENDS
@@ -107,8 +129,11 @@ run_one() {   # run_one BACKEND PATH
         grep -E '^FAIL|ERROR SUMMARY: [1-9]|Segmentation|Aborted|core dumped' "$log" | head -n 50 |
             sed "s/^/[$backend] $name: /"
     fi
-    local serr
+    local serr san=""
     serr=$(grep -E '^=+ ERROR SUMMARY: [1-9]' "$log" | tail -n1 | sed -E 's/.*SUMMARY: ([0-9]+).*/\1/')
+    if [ -n "$SANITIZED" ] && grep -qE '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|: runtime error: ' "$log"; then
+        san=1
+    fi
     local why=""
     if [ $rc -eq 124 ] || { [ $rc -eq 137 ] && [ $secs -ge "$TIMEOUT" ]; }; then
         why="timed out after ${TIMEOUT}s"
@@ -116,7 +141,7 @@ run_one() {   # run_one BACKEND PATH
         why="killed by signal $((rc - 128))"
     elif [ -z "$summary" ]; then
         why="exit status $rc without a summary line"
-    elif [ $rc -ne 0 ] && [ "$f" -eq 0 ] && [ -z "$serr" ]; then
+    elif [ $rc -ne 0 ] && [ "$f" -eq 0 ] && [ -z "$serr" ] && [ -z "$san" ]; then
         why="exit status $rc"
     fi
     if [ -n "$why" ]; then
@@ -130,6 +155,11 @@ run_one() {   # run_one BACKEND PATH
         echo "FAIL [$backend] $name: compute-sanitizer reported $serr errors (log: $log)"
         grep -E '^=+ ' "$log" | grep -v -E 'COMPUTE-SANITIZER|^=+ *$' | head -n 40 | sed "s/^/    > /"
     fi
+    if [ -n "$san" ]; then
+        f=$((f + 1))
+        echo "FAIL [$backend] $name: sanitizer report (log: $log)"
+        grep -E -A3 '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|: runtime error: ' "$log" | head -n 12 | sed "s/^/    > /"
+    fi
     total_pass=$((total_pass + p))
     total_fail=$((total_fail + f))
     [ "$f" -gt 0 ] && failures+=("[$backend] $name ($f)")
@@ -142,7 +172,7 @@ if [ ${#tests[@]} -eq 0 ]; then
     exit 1
 fi
 
-echo "cufort tests: backends: $backends; build: $BUILD${WRAPPER:+; wrapper: $WRAPPER}"
+echo "cufort tests: backends: $backends; build: $BUILD${WRAPPER:+; wrapper: $WRAPPER}${SANITIZED:+; sanitizers: $SANITIZED}"
 for backend in $backends; do
     for t in "${tests[@]}"; do
         n=$(basename "$t")

@@ -200,8 +200,12 @@ int cufort_set_device(int dev)
         if (!st && dev >= count)
             st = cufort_fail(CUFORT_INVALID_VALUE,
                              "cufort_set_device: device %d requested but only %d present", dev, count);
-        if (!st) {
+        if (!st) {   /* what belongs to the old device goes before it: the reset, then the
+                      * program's streams and events */
+            ops->synchronize();
             cufort_state_run_reset_hooks();
+            cufort_registry_drain(&cufort_live_events, destroy_event);
+            cufort_registry_drain(&cufort_live_streams, destroy_stream);
             st = ops->set_device(dev);
         }
         if (!st) {

@@ -213,11 +213,11 @@ int cufort_fft_exec_on(const char *fn, cufort_fft_plan plan, const void *in, voi
     int in_place = in == out;
     const cufort_fft_side *is = &view.side[in_place][0], *os = &view.side[in_place][1];
     int st;
-    if ((st = cufort_check_array(fn, "in", in, view.span[in_place][0],
+    if ((st = check_in_place(fn, &view, in_place)) ||
+        (st = cufort_check_array(fn, "in", in, view.span[in_place][0],
                                  (size_t)cufort_fft_elem_size(&view, is))) ||
         (st = cufort_check_array(fn, "out", out, view.span[in_place][1],
-                                 (size_t)cufort_fft_elem_size(&view, os))) ||
-        (st = check_in_place(fn, &view, in_place)))
+                                 (size_t)cufort_fft_elem_size(&view, os))))
         return st;
     const cufort_fft_backend *b = fft_backend();
     st = cufort_in(fn, b->exec(&view, in, out, direction, is, os));

@@ -4,9 +4,22 @@
 #include "internal.h"
 #include "pin_cache.h"
 
+/* The backend's calls for a registry's blocks, looked up after cufort_enter: another thread may
+ * initialise cufort between the two, and a lookup made before would find no backend. */
+static int (*alloc_op(const cufort_registry *blocks))(void **, size_t)
+{
+    return blocks == &cufort_pinned_blocks ? cufort_ops()->host_alloc : cufort_ops()->alloc;
+}
+static int (*free_op(const cufort_registry *blocks))(void *)
+{
+    const cufort_backend_ops *ops = cufort_ops();
+    if (blocks == &cufort_device_blocks)
+        return ops->free;
+    return blocks == &cufort_pinned_blocks ? ops->host_free : ops->host_unregister;
+}
+
 /* cufort_alloc / cufort_host_alloc share everything but the backend call and the registry */
-static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *blocks,
-                    int (*backend_alloc)(void **, size_t), const char *what)
+static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *blocks, const char *what)
 {
     int st = cufort_enter(fn);
     if (st)
@@ -18,20 +31,19 @@ static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *bl
         return cufort_fail(CUFORT_INVALID_VALUE, "%s: negative size %lld", fn, (long long)bytes);
     if (bytes == 0)         /* NULL stands for an empty array everywhere in the C ABI */
         return CUFORT_SUCCESS;
-    st = backend_alloc(p, (size_t)bytes);
+    st = alloc_op(blocks)(p, (size_t)bytes);
     if (st)
         return cufort_fail(st, "%s: cannot allocate %lld bytes of %s (%s)", fn, (long long)bytes,
                            what, cufort_last_error());
     st = cufort_registry_add(blocks, *p, (size_t)bytes);
     if (st) {
-        cufort_ops()->free(*p);
+        free_op(blocks)(*p);
         *p = NULL;
     }
     return cufort_in(fn, st);
 }
 
-static int release(const char *fn, void *p, cufort_registry *blocks, int (*backend_free)(void *),
-                   const char *from)
+static int release(const char *fn, void *p, cufort_registry *blocks, const char *from)
 {
     int st = cufort_enter(fn);
     if (st || !p)
@@ -39,35 +51,31 @@ static int release(const char *fn, void *p, cufort_registry *blocks, int (*backe
     if (!cufort_registry_remove(blocks, p))
         return cufort_fail(CUFORT_BAD_POINTER, "%s: %p was not returned by %s, or was freed already",
                            fn, p, from);
-    return cufort_in(fn, backend_free(p));
+    return cufort_in(fn, free_op(blocks)(p));
 }
 
 int cufort_alloc(void **device_ptr, int64_t bytes)
 {
     CUFORT_HOLD_GATE;
-    return allocate("cufort_alloc", device_ptr, bytes, &cufort_device_blocks, cufort_ops() ?
-                    cufort_ops()->alloc : NULL, "device memory");
+    return allocate("cufort_alloc", device_ptr, bytes, &cufort_device_blocks, "device memory");
 }
 
 int cufort_free(void *device_ptr)
 {
     CUFORT_HOLD_GATE;
-    return release("cufort_free", device_ptr, &cufort_device_blocks,
-                   cufort_ops() ? cufort_ops()->free : NULL, "cufort_alloc");
+    return release("cufort_free", device_ptr, &cufort_device_blocks, "cufort_alloc");
 }
 
 int cufort_host_alloc(void **host_ptr, int64_t bytes)
 {
     CUFORT_HOLD_GATE;
-    return allocate("cufort_host_alloc", host_ptr, bytes, &cufort_pinned_blocks, cufort_ops() ?
-                    cufort_ops()->host_alloc : NULL, "pinned host memory");
+    return allocate("cufort_host_alloc", host_ptr, bytes, &cufort_pinned_blocks, "pinned host memory");
 }
 
 int cufort_host_free(void *host_ptr)
 {
     CUFORT_HOLD_GATE;
-    return release("cufort_host_free", host_ptr, &cufort_pinned_blocks,
-                   cufort_ops() ? cufort_ops()->host_free : NULL, "cufort_host_alloc");
+    return release("cufort_host_free", host_ptr, &cufort_pinned_blocks, "cufort_host_alloc");
 }
 
 int cufort_host_register(void *host_ptr, int64_t bytes)
@@ -92,8 +100,7 @@ int cufort_host_register(void *host_ptr, int64_t bytes)
 int cufort_host_unregister(void *host_ptr)
 {
     CUFORT_HOLD_GATE;
-    return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges,
-                   cufort_ops() ? cufort_ops()->host_unregister : NULL, "cufort_host_register");
+    return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges, "cufort_host_register");
 }
 
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,

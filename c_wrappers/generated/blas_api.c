@@ -6,7 +6,7 @@
 #include "gemm_engine.h"
 #include "blas_backends.h"
 
-static int check_isamax(const char *fn, int64_t n, int64_t incx)
+static int check_isamax(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -51,7 +51,7 @@ int cufort_isamax_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_idamax(const char *fn, int64_t n, int64_t incx)
+static int check_idamax(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -96,7 +96,7 @@ int cufort_idamax_host(int64_t n, const double *x, int64_t incx, int64_t *result
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_icamax(const char *fn, int64_t n, int64_t incx)
+static int check_icamax(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -141,7 +141,7 @@ int cufort_icamax_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_izamax(const char *fn, int64_t n, int64_t incx)
+static int check_izamax(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -186,7 +186,7 @@ int cufort_izamax_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_isamin(const char *fn, int64_t n, int64_t incx)
+static int check_isamin(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -231,7 +231,7 @@ int cufort_isamin_host(int64_t n, const float *x, int64_t incx, int64_t *result)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_idamin(const char *fn, int64_t n, int64_t incx)
+static int check_idamin(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -276,7 +276,7 @@ int cufort_idamin_host(int64_t n, const double *x, int64_t incx, int64_t *result
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_icamin(const char *fn, int64_t n, int64_t incx)
+static int check_icamin(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -321,7 +321,7 @@ int cufort_icamin_host(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_izamin(const char *fn, int64_t n, int64_t incx)
+static int check_izamin(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -366,7 +366,7 @@ int cufort_izamin_host(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sasum(const char *fn, int64_t n, int64_t incx)
+static int check_sasum(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -411,7 +411,7 @@ int cufort_sasum_host(int64_t n, const float *x, int64_t incx, float *result)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dasum(const char *fn, int64_t n, int64_t incx)
+static int check_dasum(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -456,7 +456,7 @@ int cufort_dasum_host(int64_t n, const double *x, int64_t incx, double *result)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_scasum(const char *fn, int64_t n, int64_t incx)
+static int check_scasum(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -501,7 +501,7 @@ int cufort_scasum_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dzasum(const char *fn, int64_t n, int64_t incx)
+static int check_dzasum(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -546,7 +546,7 @@ int cufort_dzasum_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_saxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_saxpy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -596,7 +596,7 @@ int cufort_saxpy_host(int64_t n, float alpha, const float *x, int64_t incx, floa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_daxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_daxpy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -647,7 +647,7 @@ int cufort_daxpy_host(int64_t n, double alpha, const double *x, int64_t incx, do
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_caxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_caxpy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -699,7 +699,7 @@ int cufort_caxpy_host(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zaxpy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zaxpy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -751,7 +751,7 @@ int cufort_zaxpy_host(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_scopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_scopy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -801,7 +801,7 @@ int cufort_scopy_host(int64_t n, const float *x, int64_t incx, float *y, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dcopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_dcopy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -851,7 +851,7 @@ int cufort_dcopy_host(int64_t n, const double *x, int64_t incx, double *y, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ccopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_ccopy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -902,7 +902,7 @@ int cufort_ccopy_host(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zcopy(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zcopy(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -953,7 +953,7 @@ int cufort_zcopy_host(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sdot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_sdot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1006,7 +1006,7 @@ int cufort_sdot_host(int64_t n, const float *x, int64_t incx, const float *y, in
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ddot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_ddot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1060,7 +1060,7 @@ int cufort_ddot_host(int64_t n, const double *x, int64_t incx, const double *y, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cdotu(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_cdotu(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1114,7 +1114,7 @@ int cufort_cdotu_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zdotu(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zdotu(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1168,7 +1168,7 @@ int cufort_zdotu_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cdotc(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_cdotc(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1222,7 +1222,7 @@ int cufort_cdotc_host(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zdotc(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zdotc(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1276,7 +1276,7 @@ int cufort_zdotc_host(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_snrm2(const char *fn, int64_t n, int64_t incx)
+static int check_snrm2(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1321,7 +1321,7 @@ int cufort_snrm2_host(int64_t n, const float *x, int64_t incx, float *result)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dnrm2(const char *fn, int64_t n, int64_t incx)
+static int check_dnrm2(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1366,7 +1366,7 @@ int cufort_dnrm2_host(int64_t n, const double *x, int64_t incx, double *result)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_scnrm2(const char *fn, int64_t n, int64_t incx)
+static int check_scnrm2(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1411,7 +1411,7 @@ int cufort_scnrm2_host(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dznrm2(const char *fn, int64_t n, int64_t incx)
+static int check_dznrm2(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1456,7 +1456,7 @@ int cufort_dznrm2_host(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_srot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_srot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1506,7 +1506,7 @@ int cufort_srot_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_drot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_drot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1556,7 +1556,7 @@ int cufort_drot_host(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_csrot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1608,7 +1608,7 @@ int cufort_csrot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zdrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zdrot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1660,7 +1660,7 @@ int cufort_zdrot_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_crot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_crot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1712,7 +1712,7 @@ int cufort_crot_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zrot(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zrot(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1896,7 +1896,7 @@ int cufort_zrotg_host(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cd
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_srotm(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_srotm(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -1948,7 +1948,7 @@ int cufort_srotm_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_drotm(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_drotm(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -2071,7 +2071,7 @@ int cufort_drotmg_host(double *d1, double *d2, double *x1, const double *y1, dou
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sscal(const char *fn, int64_t n, int64_t incx)
+static int check_sscal(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -2114,7 +2114,7 @@ int cufort_sscal_host(int64_t n, float alpha, float *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dscal(const char *fn, int64_t n, int64_t incx)
+static int check_dscal(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -2157,7 +2157,7 @@ int cufort_dscal_host(int64_t n, double alpha, double *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cscal(const char *fn, int64_t n, int64_t incx)
+static int check_cscal(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -2200,7 +2200,7 @@ int cufort_cscal_host(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zscal(const char *fn, int64_t n, int64_t incx)
+static int check_zscal(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -2243,7 +2243,7 @@ int cufort_zscal_host(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csscal(const char *fn, int64_t n, int64_t incx)
+static int check_csscal(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -2286,7 +2286,7 @@ int cufort_csscal_host(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zdscal(const char *fn, int64_t n, int64_t incx)
+static int check_zdscal(const char *fn, __int128 n, __int128 incx)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 4, "incx");
@@ -2329,7 +2329,7 @@ int cufort_zdscal_host(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_sswap(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -2379,7 +2379,7 @@ int cufort_sswap_host(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_dswap(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -2429,7 +2429,7 @@ int cufort_dswap_host(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_cswap(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -2479,7 +2479,7 @@ int cufort_cswap_host(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zswap(const char *fn, int64_t n, int64_t incx, int64_t incy)
+static int check_zswap(const char *fn, __int128 n, __int128 incx, __int128 incy)
 {
     (void)n;
     if (incx == INT64_MIN) return cufort_bad_inc(fn, 3, "incx");
@@ -2529,7 +2529,7 @@ int cufort_zswap_host(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_sgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2597,7 +2597,7 @@ int cufort_sgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_dgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2665,7 +2665,7 @@ int cufort_dgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_cgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2733,7 +2733,7 @@ int cufort_cgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgbmv(const char *fn, char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, int64_t lda, int64_t incx, int64_t incy)
+static int check_zgbmv(const char *fn, char trans, __int128 m, __int128 n, __int128 kl, __int128 ku, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2801,7 +2801,7 @@ int cufort_zgbmv_host(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_sgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2864,7 +2864,7 @@ int cufort_sgemv_host(char trans, int64_t m, int64_t n, float alpha, const float
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_dgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2927,7 +2927,7 @@ int cufort_dgemv_host(char trans, int64_t m, int64_t n, double alpha, const doub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_cgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -2993,7 +2993,7 @@ int cufort_cgemv_host(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgemv(const char *fn, char trans, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_zgemv(const char *fn, char trans, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 1, "trans");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -3059,7 +3059,7 @@ int cufort_zgemv_host(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_sger(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3121,7 +3121,7 @@ int cufort_sger_host(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dger(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_dger(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3183,7 +3183,7 @@ int cufort_dger_host(int64_t m, int64_t n, double alpha, const double *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_cgeru(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3247,7 +3247,7 @@ int cufort_cgeru_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_cgerc(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3311,7 +3311,7 @@ int cufort_cgerc_host(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgeru(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zgeru(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3375,7 +3375,7 @@ int cufort_zgeru_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgerc(const char *fn, int64_t m, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zgerc(const char *fn, __int128 m, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!(m >= 0)) return cufort_bad_arg(fn, 1, "m");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3439,7 +3439,7 @@ int cufort_zgerc_host(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_ssbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3502,7 +3502,7 @@ int cufort_ssbmv_host(char uplo, int64_t n, int64_t k, float alpha, const float 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_dsbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3565,7 +3565,7 @@ int cufort_dsbmv_host(char uplo, int64_t n, int64_t k, double alpha, const doubl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_sspmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3626,7 +3626,7 @@ int cufort_sspmv_host(char uplo, int64_t n, float alpha, const float *AP, const 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dspmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_dspmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3687,7 +3687,7 @@ int cufort_dspmv_host(char uplo, int64_t n, double alpha, const double *AP, cons
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sspr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_sspr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3738,7 +3738,7 @@ int cufort_sspr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dspr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_dspr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3789,7 +3789,7 @@ int cufort_dspr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_sspr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3850,7 +3850,7 @@ int cufort_sspr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dspr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_dspr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3911,7 +3911,7 @@ int cufort_dspr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_ssymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -3973,7 +3973,7 @@ int cufort_ssymv_host(char uplo, int64_t n, float alpha, const float *A, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_dsymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4035,7 +4035,7 @@ int cufort_dsymv_host(char uplo, int64_t n, double alpha, const double *A, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_csymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4100,7 +4100,7 @@ int cufort_csymv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsymv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_zsymv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4165,7 +4165,7 @@ int cufort_zsymv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_ssyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4219,7 +4219,7 @@ int cufort_ssyr_host(char uplo, int64_t n, float alpha, const float *x, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_dsyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4273,7 +4273,7 @@ int cufort_dsyr_host(char uplo, int64_t n, double alpha, const double *x, int64_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_csyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4328,7 +4328,7 @@ int cufort_csyr_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyr(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_zsyr(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4383,7 +4383,7 @@ int cufort_zsyr_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_ssyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4445,7 +4445,7 @@ int cufort_ssyr2_host(char uplo, int64_t n, float alpha, const float *x, int64_t
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_dsyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4507,7 +4507,7 @@ int cufort_dsyr2_host(char uplo, int64_t n, double alpha, const double *x, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_csyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4571,7 +4571,7 @@ int cufort_csyr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zsyr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -4635,7 +4635,7 @@ int cufort_zsyr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_stbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4692,7 +4692,7 @@ int cufort_stbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_dtbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4749,7 +4749,7 @@ int cufort_dtbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ctbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4807,7 +4807,7 @@ int cufort_ctbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztbmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ztbmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4865,7 +4865,7 @@ int cufort_ztbmv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_stbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4922,7 +4922,7 @@ int cufort_stbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_dtbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -4979,7 +4979,7 @@ int cufort_dtbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ctbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5037,7 +5037,7 @@ int cufort_ctbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k, co
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztbsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t k, int64_t lda, int64_t incx)
+static int check_ztbsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 k, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5095,7 +5095,7 @@ int cufort_ztbsv_host(char uplo, char trans, char diag, int64_t n, int64_t k,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_stpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5150,7 +5150,7 @@ int cufort_stpmv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_dtpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5205,7 +5205,7 @@ int cufort_dtpmv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ctpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5260,7 +5260,7 @@ int cufort_ctpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztpmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ztpmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5315,7 +5315,7 @@ int cufort_ztpmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_stpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_stpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5370,7 +5370,7 @@ int cufort_stpsv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_dtpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5425,7 +5425,7 @@ int cufort_dtpsv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ctpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5480,7 +5480,7 @@ int cufort_ctpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztpsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t incx)
+static int check_ztpsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5535,7 +5535,7 @@ int cufort_ztpsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_strmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5591,7 +5591,7 @@ int cufort_strmv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_dtrmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5647,7 +5647,7 @@ int cufort_dtrmv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ctrmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5704,7 +5704,7 @@ int cufort_ctrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrmv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ztrmv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5761,7 +5761,7 @@ int cufort_ztrmv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_strsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5817,7 +5817,7 @@ int cufort_strsv_host(char uplo, char trans, char diag, int64_t n, const float *
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_dtrsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5873,7 +5873,7 @@ int cufort_dtrsv_host(char uplo, char trans, char diag, int64_t n, const double 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ctrsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5930,7 +5930,7 @@ int cufort_ctrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrsv(const char *fn, char uplo, char trans, char diag, int64_t n, int64_t lda, int64_t incx)
+static int check_ztrsv(const char *fn, char uplo, char trans, char diag, __int128 n, __int128 lda, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -5987,7 +5987,7 @@ int cufort_ztrsv_host(char uplo, char trans, char diag, int64_t n, const cufort_
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_chemv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6052,7 +6052,7 @@ int cufort_chemv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhemv(const char *fn, char uplo, int64_t n, int64_t lda, int64_t incx, int64_t incy)
+static int check_zhemv(const char *fn, char uplo, __int128 n, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6117,7 +6117,7 @@ int cufort_zhemv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_chbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6183,7 +6183,7 @@ int cufort_chbmv_host(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhbmv(const char *fn, char uplo, int64_t n, int64_t k, int64_t lda, int64_t incx, int64_t incy)
+static int check_zhbmv(const char *fn, char uplo, __int128 n, __int128 k, __int128 lda, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6249,7 +6249,7 @@ int cufort_zhbmv_host(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_chpmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6312,7 +6312,7 @@ int cufort_chpmv_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhpmv(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_zhpmv(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6375,7 +6375,7 @@ int cufort_zhpmv_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cher(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_cher(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6430,7 +6430,7 @@ int cufort_cher_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zher(const char *fn, char uplo, int64_t n, int64_t incx, int64_t lda)
+static int check_zher(const char *fn, char uplo, __int128 n, __int128 incx, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6485,7 +6485,7 @@ int cufort_zher_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cher2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_cher2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6549,7 +6549,7 @@ int cufort_cher2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zher2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy, int64_t lda)
+static int check_zher2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy, __int128 lda)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6613,7 +6613,7 @@ int cufort_zher2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chpr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_chpr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6666,7 +6666,7 @@ int cufort_chpr_host(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhpr(const char *fn, char uplo, int64_t n, int64_t incx)
+static int check_zhpr(const char *fn, char uplo, __int128 n, __int128 incx)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6719,7 +6719,7 @@ int cufort_zhpr_host(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_chpr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6780,7 +6780,7 @@ int cufort_chpr2_host(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhpr2(const char *fn, char uplo, int64_t n, int64_t incx, int64_t incy)
+static int check_zhpr2(const char *fn, char uplo, __int128 n, __int128 incx, __int128 incy)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!(n >= 0)) return cufort_bad_arg(fn, 2, "n");
@@ -6841,7 +6841,7 @@ int cufort_zhpr2_host(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_sgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -6907,7 +6907,7 @@ int cufort_sgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 's', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_dgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -6973,7 +6973,7 @@ int cufort_dgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 'd', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_cgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7039,7 +7039,7 @@ int cufort_cgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 'c', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_zgemm(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zgemm(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7106,7 +7106,7 @@ int cufort_zgemm_host(char transa, char transb, int64_t m, int64_t n, int64_t k,
     return cufort_thunk_gemm(fn, 'z', transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-static int check_cgemm3m(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cgemm3m(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7185,7 +7185,7 @@ int cufort_cgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgemm3m(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zgemm3m(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -7264,7 +7264,7 @@ int cufort_zgemm3m_host(char transa, char transb, int64_t m, int64_t n, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_ssymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7339,7 +7339,7 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dsymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7414,7 +7414,7 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_csymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7491,7 +7491,7 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsymm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zsymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7568,7 +7568,7 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_chemm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_chemm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7645,7 +7645,7 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zhemm(const char *fn, char side, char uplo, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zhemm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -7722,7 +7722,7 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_ssyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -7784,7 +7784,7 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_dsyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -7846,7 +7846,7 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_csyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -7910,7 +7910,7 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyrk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_zsyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -7974,7 +7974,7 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cherk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_cherk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8036,7 +8036,7 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zherk(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldc)
+static int check_zherk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8099,7 +8099,7 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_ssyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8174,7 +8174,7 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dsyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8250,7 +8250,7 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_csyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -8327,7 +8327,7 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyr2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zsyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -8404,7 +8404,7 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cher2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cher2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8481,7 +8481,7 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zher2k(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zher2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8558,7 +8558,7 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ssyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_ssyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8633,7 +8633,7 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dsyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dsyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NTC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8709,7 +8709,7 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_csyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_csyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -8786,7 +8786,7 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zsyrkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zsyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NT")) return cufort_bad_arg(fn, 2, "trans");
@@ -8863,7 +8863,7 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cherkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cherkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -8940,7 +8940,7 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zherkx(const char *fn, char uplo, char trans, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zherkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 1, "uplo");
     if (!cufort_opt_in(trans, "NC")) return cufort_bad_arg(fn, 2, "trans");
@@ -9017,7 +9017,7 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_strmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9080,7 +9080,7 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_dtrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9143,7 +9143,7 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ctrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9209,7 +9209,7 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrmm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ztrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9275,7 +9275,7 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_strsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_strsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9338,7 +9338,7 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dtrsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_dtrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9401,7 +9401,7 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ctrsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ctrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9467,7 +9467,7 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ztrsm(const char *fn, char side, char uplo, char transa, char diag, int64_t m, int64_t n, int64_t lda, int64_t ldb)
+static int check_ztrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!cufort_opt_in(uplo, "UL")) return cufort_bad_arg(fn, 2, "uplo");
@@ -9533,7 +9533,7 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_sgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -9606,7 +9606,7 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_dgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -9679,7 +9679,7 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_cgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -9754,7 +9754,7 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgemm_strided_batched(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t strideA, int64_t ldb, int64_t strideB, int64_t ldc, int64_t strideC, int64_t batch)
+static int check_zgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -9829,7 +9829,7 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_sgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -9907,7 +9907,7 @@ int cufort_sgeam_host(char transa, char transb, int64_t m, int64_t n, float alph
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_dgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_dgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -9985,7 +9985,7 @@ int cufort_dgeam_host(char transa, char transb, int64_t m, int64_t n, double alp
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_cgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -10066,7 +10066,7 @@ int cufort_cgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cfl
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zgeam(const char *fn, char transa, char transb, int64_t m, int64_t n, int64_t lda, int64_t ldb, int64_t ldc)
+static int check_zgeam(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
 {
     if (!cufort_opt_in(transa, "NTC")) return cufort_bad_arg(fn, 1, "transa");
     if (!cufort_opt_in(transb, "NTC")) return cufort_bad_arg(fn, 2, "transb");
@@ -10147,7 +10147,7 @@ int cufort_zgeam_host(char transa, char transb, int64_t m, int64_t n, cufort_cdo
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_sdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_sdgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -10222,7 +10222,7 @@ int cufort_sdgmm_host(char side, int64_t m, int64_t n, const float *A, int64_t l
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_ddgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_ddgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -10297,7 +10297,7 @@ int cufort_ddgmm_host(char side, int64_t m, int64_t n, const double *A, int64_t 
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_cdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_cdgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");
@@ -10372,7 +10372,7 @@ int cufort_cdgmm_host(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
     return cufort_thunk_finish(&t, st);
 }
 
-static int check_zdgmm(const char *fn, char side, int64_t m, int64_t n, int64_t lda, int64_t incx, int64_t ldc)
+static int check_zdgmm(const char *fn, char side, __int128 m, __int128 n, __int128 lda, __int128 incx, __int128 ldc)
 {
     if (!cufort_opt_in(side, "LR")) return cufort_bad_arg(fn, 1, "side");
     if (!(m >= 0)) return cufort_bad_arg(fn, 2, "m");

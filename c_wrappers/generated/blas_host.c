@@ -12,6 +12,7 @@ int cufort_host_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
     static isamax_fn f;
     int st = cufort_cpu_blas_symbol("isamax_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -27,6 +28,7 @@ int cufort_host_idamax(int64_t n, const double *x, int64_t incx, int64_t *result
     static idamax_fn f;
     int st = cufort_cpu_blas_symbol("idamax_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -42,6 +44,7 @@ int cufort_host_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     static icamax_fn f;
     int st = cufort_cpu_blas_symbol("icamax_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -57,6 +60,7 @@ int cufort_host_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     static izamax_fn f;
     int st = cufort_cpu_blas_symbol("izamax_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -72,6 +76,7 @@ int cufort_host_sasum(int64_t n, const float *x, int64_t incx, float *result)
     static sasum_fn f;
     int st = cufort_cpu_blas_symbol("sasum_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -87,6 +92,7 @@ int cufort_host_dasum(int64_t n, const double *x, int64_t incx, double *result)
     static dasum_fn f;
     int st = cufort_cpu_blas_symbol("dasum_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -102,6 +108,7 @@ int cufort_host_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     static scasum_fn f;
     int st = cufort_cpu_blas_symbol("scasum_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -117,6 +124,7 @@ int cufort_host_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     static dzasum_fn f;
     int st = cufort_cpu_blas_symbol("dzasum_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -132,6 +140,8 @@ int cufort_host_saxpy(int64_t n, float alpha, const float *x, int64_t incx, floa
     static saxpy_fn f;
     int st = cufort_cpu_blas_symbol("saxpy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -150,6 +160,8 @@ int cufort_host_daxpy(int64_t n, double alpha, const double *x, int64_t incx, do
     static daxpy_fn f;
     int st = cufort_cpu_blas_symbol("daxpy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -168,6 +180,8 @@ int cufort_host_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     static caxpy_fn f;
     int st = cufort_cpu_blas_symbol("caxpy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -186,6 +200,8 @@ int cufort_host_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     static zaxpy_fn f;
     int st = cufort_cpu_blas_symbol("zaxpy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -203,6 +219,8 @@ int cufort_host_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t
     static scopy_fn f;
     int st = cufort_cpu_blas_symbol("scopy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -220,6 +238,8 @@ int cufort_host_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64
     static dcopy_fn f;
     int st = cufort_cpu_blas_symbol("dcopy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -238,6 +258,8 @@ int cufort_host_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     static ccopy_fn f;
     int st = cufort_cpu_blas_symbol("ccopy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -256,6 +278,8 @@ int cufort_host_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     static zcopy_fn f;
     int st = cufort_cpu_blas_symbol("zcopy_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -274,6 +298,8 @@ int cufort_host_sdot(int64_t n, const float *x, int64_t incx, const float *y, in
     static sdot_fn f;
     int st = cufort_cpu_blas_symbol("sdot_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -292,6 +318,8 @@ int cufort_host_ddot(int64_t n, const double *x, int64_t incx, const double *y, 
     static ddot_fn f;
     int st = cufort_cpu_blas_symbol("ddot_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -310,6 +338,8 @@ int cufort_host_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     static cdotu_fn f;
     int st = cufort_cpu_blas_symbol("cdotu_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -328,6 +358,8 @@ int cufort_host_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     static zdotu_fn f;
     int st = cufort_cpu_blas_symbol("zdotu_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -346,6 +378,8 @@ int cufort_host_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     static cdotc_fn f;
     int st = cufort_cpu_blas_symbol("cdotc_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -364,6 +398,8 @@ int cufort_host_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     static zdotc_fn f;
     int st = cufort_cpu_blas_symbol("zdotc_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -381,6 +417,7 @@ int cufort_host_snrm2(int64_t n, const float *x, int64_t incx, float *result)
     static snrm2_fn f;
     int st = cufort_cpu_blas_symbol("snrm2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -396,6 +433,7 @@ int cufort_host_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
     static dnrm2_fn f;
     int st = cufort_cpu_blas_symbol("dnrm2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -411,6 +449,7 @@ int cufort_host_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     static scnrm2_fn f;
     int st = cufort_cpu_blas_symbol("scnrm2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -426,6 +465,7 @@ int cufort_host_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     static dznrm2_fn f;
     int st = cufort_cpu_blas_symbol("dznrm2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -441,6 +481,8 @@ int cufort_host_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     static srot_fn f;
     int st = cufort_cpu_blas_symbol("srot_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -458,6 +500,8 @@ int cufort_host_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     static drot_fn f;
     int st = cufort_cpu_blas_symbol("drot_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -476,6 +520,8 @@ int cufort_host_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     static csrot_fn f;
     int st = cufort_cpu_blas_symbol("csrot_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -494,6 +540,8 @@ int cufort_host_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     static zdrot_fn f;
     int st = cufort_cpu_blas_symbol("zdrot_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -555,6 +603,8 @@ int cufort_host_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     static srotm_fn f;
     int st = cufort_cpu_blas_symbol("srotm_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -573,6 +623,8 @@ int cufort_host_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     static drotm_fn f;
     int st = cufort_cpu_blas_symbol("drotm_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -612,6 +664,7 @@ int cufort_host_sscal(int64_t n, float alpha, float *x, int64_t incx)
     static sscal_fn f;
     int st = cufort_cpu_blas_symbol("sscal_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -627,6 +680,7 @@ int cufort_host_dscal(int64_t n, double alpha, double *x, int64_t incx)
     static dscal_fn f;
     int st = cufort_cpu_blas_symbol("dscal_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -642,6 +696,7 @@ int cufort_host_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     static cscal_fn f;
     int st = cufort_cpu_blas_symbol("cscal_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -657,6 +712,7 @@ int cufort_host_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     static zscal_fn f;
     int st = cufort_cpu_blas_symbol("zscal_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -672,6 +728,7 @@ int cufort_host_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     static csscal_fn f;
     int st = cufort_cpu_blas_symbol("csscal_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -687,6 +744,7 @@ int cufort_host_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     static zdscal_fn f;
     int st = cufort_cpu_blas_symbol("zdscal_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -702,6 +760,8 @@ int cufort_host_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     static sswap_fn f;
     int st = cufort_cpu_blas_symbol("sswap_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -719,6 +779,8 @@ int cufort_host_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     static dswap_fn f;
     int st = cufort_cpu_blas_symbol("dswap_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -736,6 +798,8 @@ int cufort_host_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     static cswap_fn f;
     int st = cufort_cpu_blas_symbol("cswap_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -753,6 +817,8 @@ int cufort_host_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     static zswap_fn f;
     int st = cufort_cpu_blas_symbol("zswap_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -772,6 +838,8 @@ int cufort_host_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     static sgbmv_fn f;
     int st = cufort_cpu_blas_symbol("sgbmv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_kl;
@@ -799,6 +867,8 @@ int cufort_host_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     static dgbmv_fn f;
     int st = cufort_cpu_blas_symbol("dgbmv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_kl;
@@ -826,6 +896,8 @@ int cufort_host_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     static cgbmv_fn f;
     int st = cufort_cpu_blas_symbol("cgbmv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_kl;
@@ -853,6 +925,8 @@ int cufort_host_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     static zgbmv_fn f;
     int st = cufort_cpu_blas_symbol("zgbmv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_kl;
@@ -879,6 +953,8 @@ int cufort_host_sgemv(char trans, int64_t m, int64_t n, float alpha, const float
     static sgemv_fn f;
     int st = cufort_cpu_blas_symbol("sgemv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_lda;
@@ -901,6 +977,8 @@ int cufort_host_dgemv(char trans, int64_t m, int64_t n, double alpha, const doub
     static dgemv_fn f;
     int st = cufort_cpu_blas_symbol("dgemv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_lda;
@@ -924,6 +1002,8 @@ int cufort_host_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     static cgemv_fn f;
     int st = cufort_cpu_blas_symbol("cgemv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_lda;
@@ -947,6 +1027,8 @@ int cufort_host_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     static zgemv_fn f;
     int st = cufort_cpu_blas_symbol("zgemv_", (void **)&f);
     if (st) return st;
+    if ((NOTR(trans) ? n : m) <= 1) incx = 1;
+    if ((NOTR(trans) ? m : n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_lda;
@@ -969,6 +1051,8 @@ int cufort_host_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     static sger_fn f;
     int st = cufort_cpu_blas_symbol("sger_", (void **)&f);
     if (st) return st;
+    if ((m) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_incx;
@@ -991,6 +1075,8 @@ int cufort_host_dger(int64_t m, int64_t n, double alpha, const double *x, int64_
     static dger_fn f;
     int st = cufort_cpu_blas_symbol("dger_", (void **)&f);
     if (st) return st;
+    if ((m) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_incx;
@@ -1014,6 +1100,8 @@ int cufort_host_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     static cgeru_fn f;
     int st = cufort_cpu_blas_symbol("cgeru_", (void **)&f);
     if (st) return st;
+    if ((m) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_incx;
@@ -1037,6 +1125,8 @@ int cufort_host_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     static cgerc_fn f;
     int st = cufort_cpu_blas_symbol("cgerc_", (void **)&f);
     if (st) return st;
+    if ((m) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_incx;
@@ -1060,6 +1150,8 @@ int cufort_host_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     static zgeru_fn f;
     int st = cufort_cpu_blas_symbol("zgeru_", (void **)&f);
     if (st) return st;
+    if ((m) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_incx;
@@ -1083,6 +1175,8 @@ int cufort_host_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     static zgerc_fn f;
     int st = cufort_cpu_blas_symbol("zgerc_", (void **)&f);
     if (st) return st;
+    if ((m) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_m;
     int i_n;
     int i_incx;
@@ -1105,6 +1199,8 @@ int cufort_host_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float 
     static ssbmv_fn f;
     int st = cufort_cpu_blas_symbol("ssbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1127,6 +1223,8 @@ int cufort_host_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const doubl
     static dsbmv_fn f;
     int st = cufort_cpu_blas_symbol("dsbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1149,6 +1247,8 @@ int cufort_host_sspmv(char uplo, int64_t n, float alpha, const float *AP, const 
     static sspmv_fn f;
     int st = cufort_cpu_blas_symbol("sspmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1167,6 +1267,8 @@ int cufort_host_dspmv(char uplo, int64_t n, double alpha, const double *AP, cons
     static dspmv_fn f;
     int st = cufort_cpu_blas_symbol("dspmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1184,6 +1286,7 @@ int cufort_host_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     static sspr_fn f;
     int st = cufort_cpu_blas_symbol("sspr_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1199,6 +1302,7 @@ int cufort_host_dspr(char uplo, int64_t n, double alpha, const double *x, int64_
     static dspr_fn f;
     int st = cufort_cpu_blas_symbol("dspr_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1215,6 +1319,8 @@ int cufort_host_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     static sspr2_fn f;
     int st = cufort_cpu_blas_symbol("sspr2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1233,6 +1339,8 @@ int cufort_host_dspr2(char uplo, int64_t n, double alpha, const double *x, int64
     static dspr2_fn f;
     int st = cufort_cpu_blas_symbol("dspr2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1251,6 +1359,8 @@ int cufort_host_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t
     static ssymv_fn f;
     int st = cufort_cpu_blas_symbol("ssymv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1271,6 +1381,8 @@ int cufort_host_dsymv(char uplo, int64_t n, double alpha, const double *A, int64
     static dsymv_fn f;
     int st = cufort_cpu_blas_symbol("dsymv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1291,6 +1403,7 @@ int cufort_host_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     static ssyr_fn f;
     int st = cufort_cpu_blas_symbol("ssyr_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     int i_lda;
@@ -1309,6 +1422,7 @@ int cufort_host_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_
     static dsyr_fn f;
     int st = cufort_cpu_blas_symbol("dsyr_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     int i_lda;
@@ -1327,6 +1441,8 @@ int cufort_host_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     static ssyr2_fn f;
     int st = cufort_cpu_blas_symbol("ssyr2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1347,6 +1463,8 @@ int cufort_host_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64
     static dsyr2_fn f;
     int st = cufort_cpu_blas_symbol("dsyr2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1367,6 +1485,7 @@ int cufort_host_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     static stbmv_fn f;
     int st = cufort_cpu_blas_symbol("stbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1387,6 +1506,7 @@ int cufort_host_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     static dtbmv_fn f;
     int st = cufort_cpu_blas_symbol("dtbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1407,6 +1527,7 @@ int cufort_host_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     static ctbmv_fn f;
     int st = cufort_cpu_blas_symbol("ctbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1427,6 +1548,7 @@ int cufort_host_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k,
     static ztbmv_fn f;
     int st = cufort_cpu_blas_symbol("ztbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1447,6 +1569,7 @@ int cufort_host_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     static stbsv_fn f;
     int st = cufort_cpu_blas_symbol("stbsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1467,6 +1590,7 @@ int cufort_host_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     static dtbsv_fn f;
     int st = cufort_cpu_blas_symbol("dtbsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1487,6 +1611,7 @@ int cufort_host_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     static ctbsv_fn f;
     int st = cufort_cpu_blas_symbol("ctbsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1507,6 +1632,7 @@ int cufort_host_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k,
     static ztbsv_fn f;
     int st = cufort_cpu_blas_symbol("ztbsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1527,6 +1653,7 @@ int cufort_host_stpmv(char uplo, char trans, char diag, int64_t n, const float *
     static stpmv_fn f;
     int st = cufort_cpu_blas_symbol("stpmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1543,6 +1670,7 @@ int cufort_host_dtpmv(char uplo, char trans, char diag, int64_t n, const double 
     static dtpmv_fn f;
     int st = cufort_cpu_blas_symbol("dtpmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1559,6 +1687,7 @@ int cufort_host_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ctpmv_fn f;
     int st = cufort_cpu_blas_symbol("ctpmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1575,6 +1704,7 @@ int cufort_host_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ztpmv_fn f;
     int st = cufort_cpu_blas_symbol("ztpmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1591,6 +1721,7 @@ int cufort_host_stpsv(char uplo, char trans, char diag, int64_t n, const float *
     static stpsv_fn f;
     int st = cufort_cpu_blas_symbol("stpsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1607,6 +1738,7 @@ int cufort_host_dtpsv(char uplo, char trans, char diag, int64_t n, const double 
     static dtpsv_fn f;
     int st = cufort_cpu_blas_symbol("dtpsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1623,6 +1755,7 @@ int cufort_host_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ctpsv_fn f;
     int st = cufort_cpu_blas_symbol("ctpsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1639,6 +1772,7 @@ int cufort_host_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ztpsv_fn f;
     int st = cufort_cpu_blas_symbol("ztpsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -1655,6 +1789,7 @@ int cufort_host_strmv(char uplo, char trans, char diag, int64_t n, const float *
     static strmv_fn f;
     int st = cufort_cpu_blas_symbol("strmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1673,6 +1808,7 @@ int cufort_host_dtrmv(char uplo, char trans, char diag, int64_t n, const double 
     static dtrmv_fn f;
     int st = cufort_cpu_blas_symbol("dtrmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1691,6 +1827,7 @@ int cufort_host_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ctrmv_fn f;
     int st = cufort_cpu_blas_symbol("ctrmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1709,6 +1846,7 @@ int cufort_host_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ztrmv_fn f;
     int st = cufort_cpu_blas_symbol("ztrmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1727,6 +1865,7 @@ int cufort_host_strsv(char uplo, char trans, char diag, int64_t n, const float *
     static strsv_fn f;
     int st = cufort_cpu_blas_symbol("strsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1745,6 +1884,7 @@ int cufort_host_dtrsv(char uplo, char trans, char diag, int64_t n, const double 
     static dtrsv_fn f;
     int st = cufort_cpu_blas_symbol("dtrsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1763,6 +1903,7 @@ int cufort_host_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ctrsv_fn f;
     int st = cufort_cpu_blas_symbol("ctrsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1781,6 +1922,7 @@ int cufort_host_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_
     static ztrsv_fn f;
     int st = cufort_cpu_blas_symbol("ztrsv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1800,6 +1942,8 @@ int cufort_host_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     static chemv_fn f;
     int st = cufort_cpu_blas_symbol("chemv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1821,6 +1965,8 @@ int cufort_host_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     static zhemv_fn f;
     int st = cufort_cpu_blas_symbol("zhemv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_lda;
     int i_incx;
@@ -1842,6 +1988,8 @@ int cufort_host_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     static chbmv_fn f;
     int st = cufort_cpu_blas_symbol("chbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1865,6 +2013,8 @@ int cufort_host_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     static zhbmv_fn f;
     int st = cufort_cpu_blas_symbol("zhbmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_k;
     int i_lda;
@@ -1888,6 +2038,8 @@ int cufort_host_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     static chpmv_fn f;
     int st = cufort_cpu_blas_symbol("chpmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1907,6 +2059,8 @@ int cufort_host_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     static zhpmv_fn f;
     int st = cufort_cpu_blas_symbol("zhpmv_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1925,6 +2079,7 @@ int cufort_host_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     static cher_fn f;
     int st = cufort_cpu_blas_symbol("cher_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     int i_lda;
@@ -1943,6 +2098,7 @@ int cufort_host_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     static zher_fn f;
     int st = cufort_cpu_blas_symbol("zher_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     int i_lda;
@@ -1962,6 +2118,8 @@ int cufort_host_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     static cher2_fn f;
     int st = cufort_cpu_blas_symbol("cher2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -1983,6 +2141,8 @@ int cufort_host_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     static zher2_fn f;
     int st = cufort_cpu_blas_symbol("zher2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -2003,6 +2163,7 @@ int cufort_host_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     static chpr_fn f;
     int st = cufort_cpu_blas_symbol("chpr_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -2019,6 +2180,7 @@ int cufort_host_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     static zhpr_fn f;
     int st = cufort_cpu_blas_symbol("zhpr_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
     int i_n;
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
@@ -2035,6 +2197,8 @@ int cufort_host_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     static chpr2_fn f;
     int st = cufort_cpu_blas_symbol("chpr2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;
@@ -2053,6 +2217,8 @@ int cufort_host_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     static zhpr2_fn f;
     int st = cufort_cpu_blas_symbol("zhpr2_", (void **)&f);
     if (st) return st;
+    if ((n) <= 1) incx = 1;
+    if ((n) <= 1) incy = 1;
     int i_n;
     int i_incx;
     int i_incy;

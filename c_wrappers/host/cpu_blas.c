@@ -27,11 +27,9 @@ static void note(const char *what, const char *why)
         snprintf(open_errors + n, sizeof open_errors - n, "%s%s; ", what, why);
 }
 
-/* RTLD_DEEPBIND: the library's own internal calls must not bind to BLAS symbols a program
- * linked statically (a test's reference BLAS, say). */
 static void *try_open(const char *path)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    void *h = dlopen(path, CUFORT_CPU_LIB_OPEN);
     if (!h) {
         note(dlerror(), "");
         return NULL;

@@ -72,7 +72,7 @@ static void note(fftw_library *l, const char *what, const char *why)
 
 static void *try_open(fftw_library *l, const char *path)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    void *h = dlopen(path, CUFORT_CPU_LIB_OPEN);
     if (!h) {
         note(l, dlerror(), "");
         return NULL;
@@ -158,10 +158,10 @@ static void *threads_library(fftw_library *l)
         if (slash) {
             snprintf(path, sizeof path, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
                      l->threads_soname);
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+            h = dlopen(path, CUFORT_CPU_LIB_OPEN);
         }
         if (!h)
-            h = dlopen(l->threads_soname, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+            h = dlopen(l->threads_soname, CUFORT_CPU_LIB_OPEN);
         __atomic_store_n(&l->threads, h, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&open_lock);

@@ -97,7 +97,9 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
         return CUFORT_SUCCESS;                                                                     \
     }
 
-/* ---- gemm_strided_batched: the CPU gemm once per matrix; gemm3m: gemm (same result) -------- */
+/* ---- gemm_strided_batched: the CPU gemm once per matrix; gemm3m: gemm (same result) --------
+ * With k = 0, A and B are empty and their strides unchecked (any value is legal): they are not
+ * stepped, as b * stride may not even be representable. */
 #define GEMM_BATCH(p, T, R)                                                                        \
     int cufort_host_##p##gemm_strided_batched(                                                     \
         char transa, char transb, int64_t m, int64_t n, int64_t k, T alpha, const T *A,            \
@@ -105,8 +107,10 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
         int64_t ldc, int64_t strideC, int64_t batch)                                               \
     {                                                                                              \
         for (int64_t b = 0; m > 0 && n > 0 && b < batch; b++) {                                    \
-            int st = cufort_host_##p##gemm(transa, transb, m, n, k, alpha, A + b * strideA, lda,   \
-                                           B + b * strideB, ldb, beta, C + b * strideC, ldc);      \
+            int st = cufort_host_##p##gemm(transa, transb, m, n, k, alpha,                         \
+                                           k > 0 ? A + b * strideA : A, lda,                       \
+                                           k > 0 ? B + b * strideB : B, ldb, beta,                 \
+                                           C + b * strideC, ldc);                                  \
             if (st) return st;                                                                     \
         }                                                                                          \
         return CUFORT_SUCCESS;                                                                     \

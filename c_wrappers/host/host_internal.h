@@ -52,4 +52,16 @@ const cufort_fftw_api *cufort_cpu_fftw(int single);   /* NULL (error set) when n
 /* CPU BLAS takes 32-bit integers: narrowing that would truncate is an error, never silent. */
 int cufort_host_int(int *out, int64_t v, const char *name);
 
+/* How the CPU libraries (BLAS, FFTW) are opened.  RTLD_DEEPBIND: a library's own internal calls
+ * must not bind to symbols of the same names elsewhere in the process (a test's static reference
+ * BLAS, the drop-ins' exports).  AddressSanitizer refuses to run with it (it must see every
+ * malloc), so the sanitizer build goes without: there a library's internal calls may land on such
+ * a symbol, which the drop-ins hand straight back (cpu_fftw.c's in-FFTW mark) and which changes no
+ * result. */
+#ifdef __SANITIZE_ADDRESS__
+#define CUFORT_CPU_LIB_OPEN (RTLD_NOW | RTLD_LOCAL)
+#else
+#define CUFORT_CPU_LIB_OPEN (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#endif
+
 #endif

@@ -67,7 +67,9 @@ const char *cufort_version_string(void);  /* "1.0.0", static storage */
  * host-array calls initialise cufort again, and every handle and device pointer from before the
  * shutdown is dead (refused with a status where cufort can tell, which it can for plans, streams,
  * events and its own blocks).  Called from inside a cufort call (a callback such as xerbla), it is
- * refused with CUFORT_INVALID_VALUE.  cufort_set_device after init waits the same way.
+ * refused with CUFORT_INVALID_VALUE.  cufort_set_device after init waits the same way, and what
+ * belongs to the old device goes with it: FFT plans, streams, events, per-thread buffers (device
+ * blocks stay; on the cuda backend they are the old device's memory).
  *
  * Per-thread state (buffers, staging slots, streams, cuBLAS handle) goes back to a small pool when
  * its thread exits, where the next new thread takes it over: memory stays bounded however many

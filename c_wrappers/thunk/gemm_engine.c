@@ -536,16 +536,25 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
                       const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc)
 {
     int st = cufort_ensure_init(routine);
-    if (st || m <= 0 || n <= 0)
+    if (st)
         return st;
-    job j = {.prec = prec, .ta = transa, .tb = transb, .m = m, .n = n, .k = k, .lda = lda,
-             .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
-             .es = prec == 's' ? 4 : prec == 'z' ? 16 : 8, .c_in = !is_zero(prec, beta),
-             .kt = k > 0 && !is_zero(prec, alpha), .ops = cufort_ops()};
-    if (!C || (j.kt && (!A || !B)))
-        return cufort_null_arg(routine, "a host array");
+    int es = prec == 's' ? 4 : prec == 'z' ? 16 : 8;
     int64_t ar = NOTR(transa) ? m : k, ac = NOTR(transa) ? k : m;
     int64_t br = NOTR(transb) ? k : n, bc = NOTR(transb) ? n : k;
+    /* arrays no memory can hold are refused, as the device form refuses them, before the tiling's
+     * arithmetic overflows on their sizes */
+    if ((st = cufort_check_host_array(routine, "C", cufort_extent_mat(m, n, ldc), (size_t)es)) ||
+        (st = cufort_check_host_array(routine, "A", cufort_extent_mat(ar, ac, lda), (size_t)es)) ||
+        (st = cufort_check_host_array(routine, "B", cufort_extent_mat(br, bc, ldb), (size_t)es)))
+        return st;
+    if (m <= 0 || n <= 0)
+        return CUFORT_SUCCESS;
+    job j = {.prec = prec, .ta = transa, .tb = transb, .m = m, .n = n, .k = k, .lda = lda,
+             .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
+             .es = es, .c_in = !is_zero(prec, beta), .kt = k > 0 && !is_zero(prec, alpha),
+             .ops = cufort_ops()};
+    if (!C || (j.kt && (!A || !B)))
+        return cufort_null_arg(routine, "a host array");
     int c_pinned = pinned_matrix(&j, C, m, n, ldc);
     j.pinned = c_pinned &&
                (!j.kt || (pinned_matrix(&j, A, ar, ac, lda) && pinned_matrix(&j, B, br, bc, ldb)));

@@ -109,7 +109,7 @@ int cufort_thunk_stage_in(cufort_thunk *t)
     void *buf = NULL;
     int st = cufort_thunk_scratch(total, &buf);
     if (st)
-        return st;
+        return cufort_in(t->routine, st);
     t->dev = buf;
     for (int i = 0; i < t->count && !st; i++)
         if (t->a[i].bytes && (t->a[i].io & CUFORT_IN))
