@@ -77,6 +77,8 @@ fi
 differs=""
 nfiles=0
 for f in "$BUILD"/lib/lib*.so."$VERSION" "$BUILD"/lib/lib*.a; do
+    # flang's flavour left in build/lib by an earlier build with flang is not installed
+    [ -z "$FLANG" ] && [[ ${f##*/} == libcufort_fortran_flang.* ]] && continue
     nfiles=$((nfiles + 1)); cmp -s "$f" "$tree/lib/${f##*/}" || differs+=" lib/${f##*/}"
 done
 for f in "$ROOT"/c_wrappers/include/*.h "$ROOT"/c_wrappers/dropin/cufort_dropin.h; do
@@ -112,13 +114,13 @@ for l in cufort cufort_f77 cufort_f77_thunking cufort_fortran${FLANG:+ cufort_fo
     [ -f "$tree/lib/lib$l.a" ] || bad "lib/lib$l.a not installed"
 done
 
-mod_dirs=$FC_MOD_ID${FLANG:+ and $FLANG_MOD_ID}
+mod_dirs=include/cufort/$FC_MOD_ID/${FLANG:+ and include/cufort/$FLANG_MOD_ID/}
 if [ -f "$moddir/cufort.mod" ] && [ -z "$(ls "$tree/include"/*.mod 2>/dev/null)" ] &&
     [ -f "$tree/include/cufort.h" ] && [ -f "$tree/include/cufort_dropin.h" ] &&
     { [ -z "$FLANG" ] || { [ -f "$flang_moddir/cufort.mod" ] && [ "$FLANG_MOD_ID" != "$FC_MOD_ID" ]; }; }; then
-    ok "layout: C headers in include/, Fortran modules in include/cufort/{$mod_dirs}/ only"
+    ok "layout: C headers in include/, Fortran modules in $mod_dirs only"
 else
-    bad "layout: want include/cufort.h, include/cufort_dropin.h, include/cufort/{$mod_dirs}/cufort.mod and no .mod in include/: $(cd "$tree" && find include | tr '\n' ' ')"
+    bad "layout: want include/cufort.h, include/cufort_dropin.h, cufort.mod in $mod_dirs and no .mod in include/: $(cd "$tree" && find include | tr '\n' ' ')"
 fi
 
 # run_prog WHAT BINARY LIBDIR WANT...: runs it, checks every WANT line is in its output and that the
