@@ -13,7 +13,8 @@
 #
 # Variables: BUILD (build dir, default build), CUDA_HOME, CC, FC, NVCC, CFLAGS, FFLAGS, NVCCFLAGS,
 #   F77_MANGLING=1|2|3|4 (external names of the F77 layer, see c_wrappers/f77/f77.h), F77_INT64=1 (the
-#   F77 layer takes 8-byte INTEGERs, for -fdefault-integer-8 codes), CUDA_ARCH (default 90).
+#   F77 layer takes 8-byte INTEGERs, for -fdefault-integer-8 codes), CUDA_ARCH (default 90), FLANG (LLVM
+#   flang, found on PATH: the Fortran side built and tested a second time with it, mk/flang.mk; FLANG= none).
 # Missing system packages are installed (root on Debian/Ubuntu) or named by scripts/deps.sh, run once
 # per build directory.
 
@@ -482,6 +483,6 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(wildcard $(OBJ)/*/*.d $(OBJ)/*/*/*.d $(OBJ)/*/*/*/*.d)
