@@ -14,7 +14,8 @@
 # Variables: BUILD (build dir, default build; build-san with SANITIZE), CUDA_HOME, CC, FC, NVCC, CFLAGS,
 #   FFLAGS, NVCCFLAGS, SANITIZE (e.g. address,undefined: the sanitizer build, mk/sanitize.mk),
 #   F77_MANGLING=1|2|3|4 (external names of the F77 layer, see c_wrappers/f77/f77.h), F77_INT64=1 (the
-#   F77 layer takes 8-byte INTEGERs, for -fdefault-integer-8 codes), CUDA_ARCH (default 90).
+#   F77 layer takes 8-byte INTEGERs, for -fdefault-integer-8 codes), CUDA_ARCH (default 90), FLANG (LLVM
+#   flang, found on PATH: the Fortran side built and tested a second time with it, mk/flang.mk; FLANG= none).
 # Missing system packages are installed (root on Debian/Ubuntu) or named by scripts/deps.sh, run once
 # per build directory.
 
@@ -110,11 +111,11 @@ FFTW_LIBS = -lfftw3f -lfftw3
 CORE_LDLIBS = $(CUDA_LIBS) $(if $(KERNEL_SRCS),-lstdc++) -fopenmp -ldl -lpthread -lm
 
 # Fortran flags of the examples that call cufort, matched to the F77 layer's external names and
-# INTEGER size (CPU_FFLAGS: those that call the CPU BLAS only).
-F77_FC_FLAGS := $(if $(filter 2,$(F77_MANGLING)),-fsecond-underscore) \
-                $(if $(filter 3,$(F77_MANGLING)),-fno-underscoring) \
-                $(if $(filter 1 yes true,$(F77_INT64)),-fdefault-integer-8)
-CPU_FFLAGS = $(FFLAGS) -Wall -Werror=line-truncation
+# INTEGER size (CPU_FFLAGS: those that call the CPU BLAS only).  FC_*: flags of FC's compiler family
+# (gfortran or flang, mk/fortran_flags.mk).
+include mk/fortran_flags.mk
+F77_FC_FLAGS := $(FC_F77_FLAGS)
+CPU_FFLAGS = $(FFLAGS) $(FC_WARN) $(FC_FIXED_CHECKS)
 ALL_FFLAGS = $(CPU_FFLAGS) $(F77_FC_FLAGS)
 
 # Binaries in build/<dir>/ find build/lib through $ORIGIN, so the tree can be moved (gpu-bundle).
@@ -146,7 +147,7 @@ FORTRAN_MOD_SRCS := fortran/cufort_core.f90 fortran/cufort_streams.f90 fortran/g
                     fortran/generated/cufort_kernels.f90 fortran/generated/cufort_fft.f90 fortran/cufort.f90
 FORTRAN_MOD_OBJS := $(patsubst %.f90,$(OBJ)/%.o,$(FORTRAN_MOD_SRCS))
 MODDIR := $(BUILD)/include
-MOD_FFLAGS = $(FFLAGS) -std=f2008 -Wall -fPIC
+MOD_FFLAGS = $(FFLAGS) $(FC_STD) $(FC_WARN) -fPIC
 FORTRAN_LIBS := $(LIB)/libcufort_fortran.a $(LIB)/libcufort_fortran.so
 LIBS += $(FORTRAN_LIBS)
 
@@ -217,8 +218,7 @@ $(LIB)/libcufort_fortran.a: $(FORTRAN_MOD_OBJS)
 
 $(LIB)/libcufort_fortran.so: $(FORTRAN_MOD_OBJS) $(LIB)/libcufort.so
 	@mkdir -p $(@D) && $(SO_CLEAN)
-	$(FC) -shared $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
-	    -L$(LIB) -lcufort $(RPATH_LIB)
+	$(FC_SO_LINK) $(SO_OUTPUT) $(filter %.o,$^) -L$(LIB) -lcufort $(RPATH_LIB) $(FC_SO_LIBS)
 	@$(SO_LINKS)
 
 # ---- tests --------------------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ TEST_LDLIBS = $(RPATH_BIN) $(ORACLE_BLAS) -lgfortran -L$(CUDA_LIBDIR) -Wl,--as-n
               $(FFTW_LIBS) -Wl,--no-as-needed -Wl,-rpath,$(CUDA_LIBDIR) -lm -pthread
 # Fortran test drivers pass one buffer as several types to cublas_set_vector (as fortran.c allows).
 # -I/usr/include: fftw3.f, for tests that call FFTW through its Fortran interface
-TEST_FFLAGS = $(FFLAGS) -fallow-argument-mismatch -w $(F77_FC_FLAGS) -I/usr/include
+TEST_FFLAGS = $(FFLAGS) $(FC_ARG_MISMATCH) -w $(F77_FC_FLAGS) -I/usr/include
 
 BLAS_TEST_BINS := $(if $(TEST_BLAS_SRC),$(patsubst %,$(TESTBIN)/test_blas_%,$(TEST_LAYERS)))
 HAND_TEST_BINS := $(patsubst tests/%.c,$(TESTBIN)/%,$(HAND_TEST_SRCS))
@@ -307,7 +307,7 @@ $(foreach f,$(FORTRAN_TEST_SRCS),$(eval F90SRC_$(basename $(notdir $(f))) := $(f
 FC_LINK_MODERN = -I$(MODDIR) -L$(LIB) -lcufort_fortran -lcufort $(RPATH_BIN)
 $(FORTRAN_TEST_BINS): $(TESTBIN)/%: $$(F90SRC_$$*) $(FORTRAN_LIBS) $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OBJ)/tests/mod/$*
-	$(FC) $(FFLAGS) -O0 -std=f2008 -Wall -Wno-maybe-uninitialized -J$(OBJ)/tests/mod/$* -o $@ \
+	$(FC) $(FFLAGS) -O0 $(FC_STD) $(FC_TEST_WARN) -J$(OBJ)/tests/mod/$* -o $@ \
 	    $(filter %.f90,$^) $(FC_LINK_MODERN)
 TEST_BINS += $(FORTRAN_TEST_BINS)
 
@@ -317,8 +317,8 @@ tests: $(TEST_BINS)
 include mk/fuzz.mk
 
 # ---- examples -----------------------------------------------------------------------------------------
-# F77 examples need the gfortran external-name scheme of the F77 layer; scheme 4 (UPPER) has none.
-ifneq ($(filter 4,$(F77_MANGLING)),)
+# F77 examples need FC to make the F77 layer's external names: none can for scheme 4 (UPPER).
+ifeq ($(FC_F77_OK),)
 FORTRAN_EXAMPLES :=
 else
 FORTRAN_EXAMPLES := $(EXBIN)/matrixmod_thunking $(EXBIN)/matrixmod_device $(EXBIN)/matrixmod_cpu \
@@ -331,7 +331,7 @@ EXAMPLE_BINS += $(MODERN_EXAMPLES)
 tests: $(patsubst $(EXBIN)/%,$(TESTBIN)/example_%,$(MODERN_EXAMPLES))
 $(MODERN_EXAMPLES): $(EXBIN)/modern_%: examples/modern/%.f90 $(FORTRAN_LIBS) $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OBJ)/examples/mod/$*
-	$(FC) $(FFLAGS) -std=f2008 -Wall -J$(OBJ)/examples/mod/$* -o $@ $< $(FC_LINK_MODERN)
+	$(FC) $(FFLAGS) $(FC_STD) $(FC_WARN) -J$(OBJ)/examples/mod/$* -o $@ $< $(FC_LINK_MODERN)
 $(TESTBIN)/example_modern_%: $(EXBIN)/modern_%
 	@mkdir -p $(@D)
 	cp $< $@
@@ -371,7 +371,7 @@ EXAMPLE_BINS += $(EXBIN)/user_kernel
 $(EXBIN)/user_kernel: examples/user_kernel/main.f90 $(OBJ)/examples/user_kernel/csquare.cu.o \
                       $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D) $(OBJ)/examples/mod/user_kernel
-	$(FC) $(FFLAGS) -Wall -J$(OBJ)/examples/mod/user_kernel -o $@ $< $(filter %.cu.o,$^) -L$(LIB) -lcufort \
+	$(FC) $(FFLAGS) $(FC_WARN) -J$(OBJ)/examples/mod/user_kernel -o $@ $< $(filter %.cu.o,$^) -L$(LIB) -lcufort \
 	    $(RPATH_BIN) -L$(CUDA_LIBDIR) -lcudart -lstdc++ -Wl,-rpath,$(CUDA_LIBDIR)
 
 examples: $(EXAMPLE_BINS)
@@ -465,6 +465,9 @@ bench: bench-build
 include mk/dropin.mk
 include mk/fftw.mk
 
+# ---- the Fortran side again with LLVM flang, beside gfortran's (mk/flang.mk) ------------------------
+include mk/flang.mk
+
 # ---- check --------------------------------------------------------------------------------------------
 check: libs tests examples
 	@bash tests/run_tests.sh $(BUILD)
@@ -489,6 +492,6 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(wildcard $(OBJ)/*/*.d $(OBJ)/*/*/*.d $(OBJ)/*/*/*/*.d)

@@ -11,6 +11,10 @@
 #   include/cufort/<compiler>-mod-<n>/*.mod   the Fortran modules, in a directory of the compiler and
 #       module file format that wrote them (FORTRAN_MODDIR; scripts/fortran_mod_id.sh names it: gfortran
 #       8 to 14 all read gfortran-mod-15), so that a second compiler's modules can sit beside them
+#   lib/libcufort_fortran_flang.*, include/cufort/flang-mod-<n>/*.mod, lib/pkgconfig/cufort-fortran-flang.pc
+#       where LLVM flang built the modules as well (mk/flang.mk): its flavour of libcufort_fortran, the
+#       library named after the compiler as Debian names a Fortran library's flavours (libfoo-flang);
+#       the CMake package's cufort::fortran is the flavour of the project's Fortran compiler
 #   lib/pkgconfig/cufort.pc cufort-f77.pc cufort-f77-thunking.pc cufort-fortran.pc cufort-blas.pc
 #       cufort-fftw.pc
 #   lib/cmake/cufort/cufortConfig.cmake cufortConfigVersion.cmake   (find_package(cufort), cufort::*)
@@ -57,13 +61,14 @@ INSTALL_MANIFEST = $(PREFIX)/share/cufort/install_manifest.txt
 # the modules' directory: a function of FC, read off a module it wrote (evaluated once the modules exist)
 FC_MOD_ID = $(call memo,FC_MOD_ID,$(shell bash scripts/fortran_mod_id.sh '$(FC)' $(MODDIR)/cufort_core.mod))
 FORTRAN_MODDIR ?= $(INCLUDEDIR)/cufort/$(FC_MOD_ID)
+FLANG_FORTRAN_MODDIR ?= $(INCLUDEDIR)/cufort/$(FLANG_MOD_ID)
 
 # relpath TO,FROM: TO relative to the directory FROM, lexically (no symbolic links followed)
 relpath = $(shell realpath -m -s --relative-to='$2' '$1')
 
 # ---- pkg-config and CMake files, from pkgconfig/*.pc.in and cmake/*.cmake.in -----------------------------
 INSTALL_STAGE := $(BUILD)/install
-PC_NAMES := cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas cufort-fftw
+PC_NAMES := cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas cufort-fftw $(if $(FLANG_ON),cufort-fortran-flang)
 PC_FILES := $(patsubst %,$(INSTALL_STAGE)/%.pc,$(PC_NAMES))
 CMAKE_FILES := $(INSTALL_STAGE)/cufortConfig.cmake $(INSTALL_STAGE)/cufortConfigVersion.cmake
 # What a static libcufort.a needs after it: the shared library's own link line, without its run path.
@@ -82,6 +87,8 @@ INSTALL_SUBST = sed -e 's|@VERSION@|$(CUFORT_VERSION)|g' \
     -e 's|@INCLUDEDIR@|$(call relpath,$(INCLUDEDIR),$(PREFIX))|g' \
     -e 's|@FORTRAN_MODDIR@|$(call relpath,$(FORTRAN_MODDIR),$(PREFIX))|g' \
     -e 's|@FC_MOD_ID@|$(FC_MOD_ID)|g' \
+    -e 's|@FLANG_FORTRAN_MODDIR@|$(if $(FLANG_ON),$(call relpath,$(FLANG_FORTRAN_MODDIR),$(PREFIX)))|g' \
+    -e 's|@FLANG_MOD_ID@|$(FLANG_MOD_ID)|g' \
     -e 's|@FC_CMAKE_ID@|$(FC_CMAKE_ID)|g' \
     -e 's|@PRIVATE_LIBS@|$(PRIVATE_LIBS)|g' \
     -e 's|@F77_FFLAGS@|$(strip $(F77_FC_FLAGS))|g' \
@@ -102,6 +109,7 @@ install-files: libs
 SHARED_LIBS = $(filter %.so,$(LIBS))
 STATIC_LIBS = $(filter %.a,$(LIBS))
 FORTRAN_MODS = $(sort $(wildcard $(MODDIR)/*.mod $(MODDIR)/*.smod))
+FLANG_FORTRAN_MODS = $(if $(FLANG_ON),$(sort $(wildcard $(FLANG_MODDIR)/*.mod)))
 
 install: install-files
 	@{ for l in $(SHARED_LIBS); do n=$${l##*/}; \
@@ -111,6 +119,7 @@ install: install-files
 	   for f in $(STATIC_LIBS); do echo "file 644 $$f $(LIBDIR)"; done; \
 	   for f in $(HEADERS); do echo "file 644 $$f $(INCLUDEDIR)"; done; \
 	   for f in $(FORTRAN_MODS); do echo "file 644 $$f $(FORTRAN_MODDIR)"; done; \
+	   for f in $(FLANG_FORTRAN_MODS); do echo "file 644 $$f $(FLANG_FORTRAN_MODDIR)"; done; \
 	   for f in $(PC_FILES); do echo "file 644 $$f $(PKGCONFIGDIR)"; done; \
 	   for f in $(CMAKE_FILES); do echo "file 644 $$f $(CMAKEDIR)"; done; } > $(INSTALL_STAGE)/list
 	@bash scripts/install_tree.sh install '$(DESTDIR)' '$(INSTALL_MANIFEST)' '$(CUFORT_VERSION)' \
@@ -132,10 +141,13 @@ install-check-tree: libs
 	@$(MAKE) --no-print-directory install PREFIX=$(INSTALL_CHECK_PREFIX) DESTDIR=$(abspath $(INSTALL_CHECK_DIR))/stage \
 	    LIBDIR=$(INSTALL_CHECK_PREFIX)/lib INCLUDEDIR=$(INSTALL_CHECK_PREFIX)/include \
 	    PKGCONFIGDIR=$(INSTALL_CHECK_PREFIX)/lib/pkgconfig CMAKEDIR=$(INSTALL_CHECK_PREFIX)/lib/cmake/cufort \
-	    FORTRAN_MODDIR=$(INSTALL_CHECK_PREFIX)/include/cufort/$(FC_MOD_ID) >$(INSTALL_CHECK_DIR)/install.log 2>&1 || \
+	    FORTRAN_MODDIR=$(INSTALL_CHECK_PREFIX)/include/cufort/$(FC_MOD_ID) \
+	    FLANG_FORTRAN_MODDIR=$(INSTALL_CHECK_PREFIX)/include/cufort/$(FLANG_MOD_ID) >$(INSTALL_CHECK_DIR)/install.log 2>&1 || \
 	    { cat $(INSTALL_CHECK_DIR)/install.log; exit 1; }
 	@printf "CC='%s'\nFC='%s'\nF77_FFLAGS='%s'\nF77_PROGRAMS=%s\nPREFIX='%s'\nVERSION='%s'\nFC_MOD_ID='%s'\n" \
 	    '$(CC)' '$(FC)' '$(strip $(F77_FC_FLAGS))' '$(if $(FORTRAN_EXAMPLES),1,0)' '$(INSTALL_CHECK_PREFIX)' \
 	    '$(CUFORT_VERSION)' '$(FC_MOD_ID)' > $(INSTALL_CHECK_DIR)/toolchain.sh
+	@printf "FLANG='%s'\nFLANG_MOD_ID='%s'\nFLANG_F77_PROGRAMS=%s\n" '$(FLANG_ON)' '$(FLANG_MOD_ID)' \
+	    '$(if $(FLANG_F77_OK),1,0)' >> $(INSTALL_CHECK_DIR)/toolchain.sh
 	@echo "install-check-tree: $(INSTALL_CHECK_DIR)/stage$(INSTALL_CHECK_PREFIX)"
 check: install-check-tree

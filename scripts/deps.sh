@@ -7,6 +7,10 @@
 # as root it installs what is missing (apt-get update once, then apt-get install -y ...); otherwise it
 # stops and prints the exact command to run.  `make` calls it once per build directory
 # (build/.deps.stamp); CI calls it directly.
+# Optional: LLVM flang (Debian/Ubuntu package flang-19), the second Fortran compiler make builds and
+# tests the Fortran side with (mk/flang.mk).  It is installed the same way where it can be; where it
+# cannot, one line says the flang build and tests will be skipped, and that is no failure.
+# CUFORT_NO_FLANG=1 leaves it out.
 # Exit status: 0 all present, 1 something missing and not installed.
 set -euo pipefail
 
@@ -26,6 +30,13 @@ find_nvcc() {
 have_lib() {   # have_lib SONAME: the dynamic linker or the multiarch dir knows it
     [ -e "$libdir/$1" ] || [ -e "/usr/lib/$1" ] || { command -v ldconfig >/dev/null &&
         ldconfig -p 2>/dev/null | grep -q " $1 "; }
+}
+
+# the commands mk/flang.mk looks for
+have_flang() {
+    local c
+    for c in flang-new flang-new-19 flang; do command -v "$c" >/dev/null 2>&1 && return 0; done
+    return 1
 }
 
 missing_pkgs=()
@@ -52,8 +63,29 @@ check_all() {
     return 0
 }
 
+is_debian=0
+[ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1 && is_debian=1
+can_install=0
+[ "$is_debian" = 1 ] && [ "$(id -u)" = 0 ] && [ "${CUFORT_NO_INSTALL:-0}" != 1 ] && can_install=1
+apt_updated=0
+
+optional_flang() {   # never fails: without flang, make skips its flang part
+    [ "${CUFORT_NO_FLANG:-0}" != 1 ] || return 0
+    have_flang && return 0
+    if [ "$can_install" = 1 ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        [ "$apt_updated" = 1 ] || apt-get update -q </dev/null >&2 || true
+        if apt-get install -y -q flang-19 </dev/null >&2 && have_flang; then
+            echo "cufort: LLVM flang installed (flang-19): make also builds and tests the Fortran side with it" >&2
+            return 0
+        fi
+    fi
+    echo "cufort: LLVM flang not installed (package flang-19): the flang build and tests will be skipped" >&2
+}
+
 check_all
 if [ ${#missing_pkgs[@]} -eq 0 ]; then
+    optional_flang
     exit 0
 fi
 
@@ -62,13 +94,11 @@ pkgs=$(printf '%s\n' "${missing_pkgs[@]}" | awk '!seen[$0]++' | tr '\n' ' ' | se
 echo "cufort: missing system packages:" >&2
 printf '  - %s\n' "${missing_what[@]}" >&2
 
-is_debian=0
-[ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1 && is_debian=1
-
-if [ "$is_debian" = 1 ] && [ "$(id -u)" = 0 ] && [ "${CUFORT_NO_INSTALL:-0}" != 1 ]; then
+if [ "$can_install" = 1 ]; then
     export DEBIAN_FRONTEND=noninteractive
     echo "cufort: installing: apt-get install -y $pkgs" >&2
     apt-get update -q </dev/null >&2
+    apt_updated=1
     # shellcheck disable=SC2086
     if ! apt-get install -y -q $pkgs </dev/null >&2; then
         case " $pkgs " in
@@ -85,6 +115,7 @@ if [ "$is_debian" = 1 ] && [ "$(id -u)" = 0 ] && [ "${CUFORT_NO_INSTALL:-0}" != 
         exit 1
     fi
     echo "cufort: system packages installed" >&2
+    optional_flang
     exit 0
 fi
 

@@ -31,6 +31,7 @@ head_of_mod() {   # first line of a module file, gzip'd (gfortran 4.9 on) or pla
     fi
 }
 line=$(head_of_mod "$mod")
+line=${line#$'\xef\xbb\xbf'}   # flang writes its modules in UTF-8 with a byte order mark
 if [[ $line =~ ^GFORTRAN\ module\ version\ \'([0-9]+)\' ]]; then
     echo "gfortran-mod-${BASH_REMATCH[1]}"
 elif [[ $line =~ ^\!mod\$\ v([0-9]+) ]]; then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/run_tests.sh [build-dir] — runs every test binary in <build-dir>/tests and every example check in
+# tests/run_tests.sh [build-dir] — runs every test binary in <build-dir>/tests (and <build-dir>/flang/tests,
+# where LLVM flang built the Fortran tests a second time) and every example check in
 # tests/examples/*.sh, once per backend, and sums their results.  Needs no compiler: `make check` calls
 # it after building, and on a GPU machine without gfortran it runs a carried build tree directly
 # (scripts/gpu_check.sh).
@@ -18,7 +19,7 @@
 #   CUFORT_TEST_FILTER      extended regex: run only the tests whose name matches
 #   CUFORT_TEST_NO_EXAMPLES=1   skip tests/examples/*.sh
 #   CUFORT_TEST_TIMEOUT     seconds per test (default 900)
-#   CUFORT_TEST_VERBOSE=1   print every line of every test (default: FAIL lines and summaries)
+#   CUFORT_TEST_VERBOSE=1   print every line of every test (default: FAIL and "# skipped" lines, summaries)
 #   CUFORT_TEST_LOGDIR      full logs (default <build-dir>/test-logs)
 #
 # A sanitizer build (make check SANITIZE=address,undefined: <build-dir>/.sanitize exists) runs with
@@ -76,11 +77,10 @@ else
 fi
 
 tests=()
-if [ -d "$BUILD/tests" ]; then
-    for f in "$BUILD"/tests/*; do
-        [ -f "$f" ] && [ -x "$f" ] && tests+=("$f")
-    done
-fi
+# build/flang/tests: the Fortran tests built with LLVM flang too (mk/flang.mk)
+for f in "$BUILD"/tests/* "$BUILD"/flang/tests/*; do
+    [ -f "$f" ] && [ -x "$f" ] && tests+=("$f")
+done
 if [ "${CUFORT_TEST_NO_EXAMPLES:-0}" != 1 ]; then
     for f in "$ROOT"/tests/examples/*.sh; do
         [ -f "$f" ] && tests+=("$f")
@@ -126,7 +126,7 @@ run_one() {   # run_one BACKEND PATH
     if [ "$VERBOSE" = 1 ]; then
         sed "s/^/[$backend] /" "$log"
     else
-        grep -E '^FAIL|ERROR SUMMARY: [1-9]|Segmentation|Aborted|core dumped' "$log" | head -n 50 |
+        grep -E '^FAIL|^# skipped|ERROR SUMMARY: [1-9]|Segmentation|Aborted|core dumped' "$log" | head -n 50 |
             sed "s/^/[$backend] $name: /"
     fi
     local serr san=""

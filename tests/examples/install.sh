@@ -5,13 +5,17 @@
 #   - the installed libraries, headers and modules are the build's; every shared library is
 #     lib<name>.so -> lib<name>.so.X -> lib<name>.so.X.Y.Z with the SONAME lib<name>.so.X (readelf -d);
 #     the modules sit in include/cufort/<compiler>-mod-<n>/, none among the C headers;
-#   - pkg-config (--define-variable=prefix= for the stage): six packages of the version in cufort.h; a C
+#   - pkg-config (--define-variable=prefix= for the stage): every package of the version in cufort.h; a C
 #     program, a legacy F77 thunking program and a `use cufort` program built with their --cflags/--libs
 #     run against the installed tree (ldd shows no build/lib), and the C program again statically
 #     linked (--static) against libcufort.a;
 #   - CMake: the tree moved elsewhere, find_package(cufort X.Y.Z EXACT) builds and runs the same three
 #     programs against cufort::cufort, cufort::f77_thunking, cufort::fortran, refuses the next major
 #     version, and with cufort_USE_STATIC_LIBS links the C program statically;
+#   - where LLVM flang built the modules too (mk/flang.mk): its modules in their own directory beside
+#     gfortran's, libcufort_fortran_flang beside libcufort_fortran, and a `use cufort` program and the
+#     F77 thunking program compiled by flang through pkg-config (cufort-fortran-flang) and through CMake
+#     (cufort::fortran is flang's for a flang project);
 #   - make uninstall leaves nothing behind, and leaves files it did not install where they are.
 # Where the tree was not built here (a GPU machine running a carried build without compilers) it
 # skips.  Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
@@ -34,7 +38,9 @@ if [ ! -f "$CHECK/toolchain.sh" ]; then
     bad "no installed tree in $CHECK: make check makes it (make install-check-tree)"
     finish
 fi
-# CC FC F77_FFLAGS F77_PROGRAMS PREFIX VERSION FC_MOD_ID: what the tree was built and installed with
+# CC FC F77_FFLAGS F77_PROGRAMS PREFIX VERSION FC_MOD_ID (FLANG FLANG_MOD_ID FLANG_F77_PROGRAMS): what
+# the tree was built and installed with
+FLANG="" FLANG_MOD_ID="" FLANG_F77_PROGRAMS=0
 . "$CHECK/toolchain.sh"
 for c in "$CC" "$FC"; do
     if ! command -v "${c%% *}" >/dev/null 2>&1; then
@@ -56,12 +62,23 @@ export LD_LIBRARY_PATH
 
 stage=$CHECK/stage
 tree=$stage$PREFIX
-LIBS="cufort cufort_f77 cufort_f77_thunking cufort_fortran cufort_blas cufort_fftw"
+LIBS="cufort cufort_f77 cufort_f77_thunking cufort_fortran cufort_blas cufort_fftw${FLANG:+ cufort_fortran_flang}"
+PCS="cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas cufort-fftw${FLANG:+ cufort-fortran-flang}"
+flang_here=0
+if [ -n "$FLANG" ]; then
+    if command -v "${FLANG%% *}" >/dev/null 2>&1; then
+        flang_here=1
+    else
+        echo "# skipped: programs compiled by $FLANG, which built the tree's flang modules, is not here"
+    fi
+fi
 
 # ---- the installed tree -------------------------------------------------------------------------
 differs=""
 nfiles=0
 for f in "$BUILD"/lib/lib*.so."$VERSION" "$BUILD"/lib/lib*.a; do
+    # flang's flavour left in build/lib by an earlier build with flang is not installed
+    [ -z "$FLANG" ] && [[ ${f##*/} == libcufort_fortran_flang.* ]] && continue
     nfiles=$((nfiles + 1)); cmp -s "$f" "$tree/lib/${f##*/}" || differs+=" lib/${f##*/}"
 done
 for f in "$ROOT"/c_wrappers/include/*.h "$ROOT"/c_wrappers/dropin/cufort_dropin.h; do
@@ -71,6 +88,12 @@ moddir=$tree/include/cufort/$FC_MOD_ID
 for f in "$BUILD"/include/*.mod; do
     nfiles=$((nfiles + 1)); cmp -s "$f" "$moddir/${f##*/}" || differs+=" ${f##*/}"
 done
+flang_moddir=$tree/include/cufort/$FLANG_MOD_ID
+if [ -n "$FLANG" ]; then
+    for f in "$BUILD"/flang/include/*.mod; do
+        nfiles=$((nfiles + 1)); cmp -s "$f" "$flang_moddir/${f##*/}" || differs+=" $FLANG_MOD_ID/${f##*/}"
+    done
+fi
 if [ -z "$differs" ]; then
     ok "installed tree: $nfiles libraries, headers and modules, the same as the build's"
 else
@@ -87,15 +110,17 @@ for l in $LIBS; do
         bad "lib$l: links '$chain', SONAME '$soname', want lib$l.so.$MAJOR lib$l.so.$VERSION and lib$l.so.$MAJOR"
     fi
 done
-for l in cufort cufort_f77 cufort_f77_thunking cufort_fortran; do
+for l in cufort cufort_f77 cufort_f77_thunking cufort_fortran${FLANG:+ cufort_fortran_flang}; do
     [ -f "$tree/lib/lib$l.a" ] || bad "lib/lib$l.a not installed"
 done
 
+mod_dirs=include/cufort/$FC_MOD_ID/${FLANG:+ and include/cufort/$FLANG_MOD_ID/}
 if [ -f "$moddir/cufort.mod" ] && [ -z "$(ls "$tree/include"/*.mod 2>/dev/null)" ] &&
-    [ -f "$tree/include/cufort.h" ] && [ -f "$tree/include/cufort_dropin.h" ]; then
-    ok "layout: C headers in include/, Fortran modules in include/cufort/$FC_MOD_ID/ only"
+    [ -f "$tree/include/cufort.h" ] && [ -f "$tree/include/cufort_dropin.h" ] &&
+    { [ -z "$FLANG" ] || { [ -f "$flang_moddir/cufort.mod" ] && [ "$FLANG_MOD_ID" != "$FC_MOD_ID" ]; }; }; then
+    ok "layout: C headers in include/, Fortran modules in $mod_dirs only"
 else
-    bad "layout: want include/cufort.h, include/cufort_dropin.h, include/cufort/$FC_MOD_ID/cufort.mod and no .mod in include/: $(cd "$tree" && find include | tr '\n' ' ')"
+    bad "layout: want include/cufort.h, include/cufort_dropin.h, cufort.mod in $mod_dirs and no .mod in include/: $(cd "$tree" && find include | tr '\n' ' ')"
 fi
 
 # run_prog WHAT BINARY LIBDIR WANT...: runs it, checks every WANT line is in its output and that the
@@ -133,14 +158,14 @@ needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(libcufort[^]]
 export PKG_CONFIG_PATH=$tree/lib/pkgconfig
 unset PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
 pkg-config() { command pkg-config --define-variable=prefix="$tree" "$@"; }
-versions=""
-for p in cufort cufort-f77 cufort-f77-thunking cufort-fortran cufort-blas cufort-fftw; do
+versions="" want=""
+for p in $PCS; do
     versions+="$p=$(pkg-config --modversion "$p" 2>&1) "
+    want+="$p=$VERSION "
 done
 named=$(command pkg-config --variable=prefix cufort)
-if [ "$versions" = "cufort=$VERSION cufort-f77=$VERSION cufort-f77-thunking=$VERSION cufort-fortran=$VERSION cufort-blas=$VERSION cufort-fftw=$VERSION " ] &&
-    [ "$named" = "$PREFIX" ]; then
-    ok "pkg-config: six packages, version $VERSION, prefix $named"
+if [ "$versions" = "$want" ] && [ "$named" = "$PREFIX" ]; then
+    ok "pkg-config: $(wc -w <<<"$PCS") packages, version $VERSION, prefix $named"
 else
     bad "pkg-config: $versions(want $VERSION each), prefix $named (want $PREFIX)"
 fi
@@ -177,6 +202,29 @@ if pc_build "use cufort program (pkg-config cufort-fortran)" "$tmp/pc_modern" "$
     run_prog "use cufort program (pkg-config cufort-fortran)" "$tmp/pc_modern" "$tree/lib" "version $VERSION"
     check_needed "use cufort program (pkg-config cufort-fortran)" "$tmp/pc_modern" libcufort_fortran
 fi
+if [ $flang_here = 1 ]; then
+    fmod=$(pkg-config --cflags cufort-fortran-flang)
+    if [[ " $fmod " == *" -I$flang_moddir "* ]]; then
+        ok "pkg-config --cflags cufort-fortran-flang: flang's module directory ($fmod)"
+    else
+        bad "pkg-config --cflags cufort-fortran-flang: '$fmod' lacks -I$flang_moddir"
+    fi
+    mkdir -p "$tmp/flang_mod"
+    if pc_build "use cufort program by $FLANG (pkg-config cufort-fortran-flang)" "$tmp/pc_flang_modern" "$FLANG" \
+        "$SRC/modern.f90" cufort-fortran-flang -J"$tmp/flang_mod"; then
+        run_prog "use cufort program by $FLANG (pkg-config cufort-fortran-flang)" "$tmp/pc_flang_modern" "$tree/lib" \
+            "version $VERSION"
+        check_needed "use cufort program by $FLANG (pkg-config cufort-fortran-flang)" "$tmp/pc_flang_modern" \
+            libcufort_fortran_flang
+    fi
+    # shellcheck disable=SC2046
+    if [ "$FLANG_F77_PROGRAMS" = 1 ] && pc_build "F77 thunking program by $FLANG (pkg-config cufort-f77-thunking)" \
+        "$tmp/pc_flang_thunk" "$FLANG" "$SRC/thunking.f" cufort-f77-thunking \
+        $(pkg-config --variable=fflags cufort-f77-thunking); then
+        run_prog "F77 thunking program by $FLANG (pkg-config cufort-f77-thunking)" "$tmp/pc_flang_thunk" "$tree/lib" \
+            "daxpy ok"
+    fi
+fi
 # static: libcufort.a in place of -lcufort, and what Libs.private says it needs
 static_libs=$(pkg-config --static --libs cufort | sed 's/\(^\| \)-lcufort\( \|$\)/ -Wl,-Bstatic -lcufort -Wl,-Bdynamic /')
 # shellcheck disable=SC2086
@@ -196,11 +244,11 @@ unset -f pkg-config
 moved=$tmp/elsewhere/cufort-$VERSION
 mkdir -p "$(dirname "$moved")"
 cp -a "$tree" "$moved"
-cmake_build() {   # cmake_build WHAT DIR [CMAKE ARGS...]
-    local what=$1 dir=$2
+cmake_build() {   # [CMAKE_FC=compiler] cmake_build WHAT DIR [CMAKE ARGS...]
+    local what=$1 dir=$2 fc=${CMAKE_FC:-$FC} f77=${CMAKE_F77_PROGRAMS:-$F77_PROGRAMS}
     shift 2
     if ! cmake -S "$SRC" -B "$dir" -DCMAKE_PREFIX_PATH="$moved" -DCMAKE_C_COMPILER="${CC%% *}" \
-        -DCMAKE_Fortran_COMPILER="${FC%% *}" -DCUFORT_F77_PROGRAMS="$F77_PROGRAMS" \
+        -DCMAKE_Fortran_COMPILER="${fc%% *}" -DCUFORT_F77_PROGRAMS="$f77" \
         -DCUFORT_EXPECTED_VERSION="$VERSION" "$@" >"$dir.log" 2>&1 ||
         ! cmake --build "$dir" >>"$dir.log" 2>&1; then
         bad "$what: $(grep -E -A4 'Error|error' "$dir.log" | head -c 800)"
@@ -213,6 +261,14 @@ if cmake_build "CMake find_package(cufort $VERSION EXACT) on the moved tree" "$t
     [ "$F77_PROGRAMS" != 1 ] ||
         run_prog "F77 thunking program (CMake cufort::f77_thunking)" "$tmp/cmake/thunking" "$moved/lib" "daxpy ok"
     run_prog "use cufort program (CMake cufort::fortran)" "$tmp/cmake/modern" "$moved/lib" "version $VERSION"
+fi
+if [ $flang_here = 1 ] && CMAKE_FC=$FLANG CMAKE_F77_PROGRAMS=$FLANG_F77_PROGRAMS \
+    cmake_build "CMake with $FLANG: cufort::fortran is flang's" "$tmp/cmake_flang"; then
+    run_prog "use cufort program by $FLANG (CMake cufort::fortran)" "$tmp/cmake_flang/modern" "$moved/lib" \
+        "version $VERSION"
+    check_needed "use cufort program by $FLANG (CMake cufort::fortran)" "$tmp/cmake_flang/modern" libcufort_fortran_flang
+    [ "$FLANG_F77_PROGRAMS" != 1 ] || run_prog "F77 thunking program by $FLANG (CMake cufort::f77_thunking)" \
+        "$tmp/cmake_flang/thunking" "$moved/lib" "daxpy ok"
 fi
 if cmake_build "CMake, cufort_USE_STATIC_LIBS" "$tmp/cmake_static" -DCUFORT_STATIC=ON; then
     if [ -z "$(needed "$tmp/cmake_static/c_abi")" ]; then

@@ -5,7 +5,7 @@
 # Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
 set -u
 BUILD=${1:-build}
-EX=$BUILD/examples
+EX=${CUFORT_EXAMPLES_DIR:-$BUILD/examples}   # another compiler's builds: tests/examples/flang.sh
 pass=0 fail=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
