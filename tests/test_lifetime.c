@@ -231,10 +231,14 @@ static void thread_churn(int at_once)
     CHECK(total.bad == 0, ckf("%d short-lived threads (%d at a time): every call right", threads,
                               at_once),
           "%d of %d calls failed; first: %s", total.bad, total.calls, total.first);
+#ifdef __SANITIZE_ADDRESS__   /* its quarantine keeps freed memory out of reuse: RSS says nothing */
+    printf("# host memory not checked under AddressSanitizer\n");
+#else
     CHECK(rss1 - rss0 < 64 * 1024,
           ckf("%d short-lived threads (%d at a time): host memory within 64 MiB of its level after "
               "10", threads, at_once),
           "RSS %ld KiB after 10 threads, %ld KiB after %d", rss0, rss1, threads);
+#endif
     if (cufort_backend() == CUFORT_BACKEND_CUDA)
         CHECK(dev1 - dev0 < ((int64_t)64 << 20),
               ckf("%d short-lived threads (%d at a time): device memory within 64 MiB of its "
