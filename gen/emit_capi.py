@@ -80,6 +80,18 @@ def alias_checks(r):
     return lines
 
 
+def single_column_lds(r):
+    """A matrix of one column never steps its leading dimension, which is then passed as the rows:
+    cuBLAS 13's 64-bit-address kernels read past a 1 x 1 triangle with an lda of 2^31 or more."""
+    ints = {a.name for a in r.args if a.kind == "int"}
+    lines = []
+    for a in r.args:
+        if a.kind == "array" and a.shape[0] == "mat" and a.shape[3] in ints:
+            _, rows, cols, ld = a.shape
+            lines.append(f"    if (({cols}) == 1) {ld} = IMAX(1, {rows});")
+    return lines
+
+
 def host_array_checks(r):
     """Host arrays cannot be checked against allocations, but one whose span exceeds the address
     space cannot exist: refused before any size arithmetic could wrap."""
@@ -109,6 +121,7 @@ def device_entry(r, v):
                         f"sizeof(*{a.name}));")
             body.append("    if (st) return st;")
     body += alias_checks(r)
+    body += single_column_lds(r)
     names = c_names(r)
     body.append(f"    if (cufort_on_host()) return cufort_in(fn, {call(f'cufort_host_{v.name}', r, names)});")
     body.append(f"    return cufort_in(fn, {call(f'cufort_cuda_{v.name}', r, names)});")

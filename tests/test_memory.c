@@ -182,6 +182,21 @@ static void pinned(void)
 
 /* host_free of memory cufort_host_alloc did not return: refused, and the memory is left alone
  * (a child process: a library that frees it anyway makes the later free() abort) */
+/* Pinned host memory is device-accessible on the GPU: an array running past a pinned block must be
+ * refused like one running past a device block (a kernel reading on past it faults the context). */
+static void pinned_as_device(void)
+{
+    float *h = NULL;
+    if (!CHECK_OK(cufort_host_alloc((void **)&h, 64 * sizeof(float)), "host_alloc 64 floats"))
+        return;
+    ck_fill_f(h, 64);
+    CHECK_FAILS_MSG(cufort_sscal(65, 2.0f, h, 1), CUFORT_BAD_POINTER, "pinned host array",
+                    "a device-pointer call running one element past a pinned block is refused");
+    CHECK_FAILS_MSG(cufort_sscal(33, 2.0f, h + 32, 1), CUFORT_BAD_POINTER, "pinned host array",
+                    "the same from inside the block");
+    CHECK_OK(cufort_host_free(h), "host_free");
+}
+
 static void host_free_foreign(int device_memory)
 {
     const char *what = device_memory ? "host_free of device memory" : "host_free of a malloc'd pointer";
@@ -306,6 +321,7 @@ int main(int argc, char **argv)
     zero_bytes();
     errors();
     pinned();
+    pinned_as_device();
     registered();
     leak_cycles();
     threads();

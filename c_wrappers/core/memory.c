@@ -132,6 +132,15 @@ int cufort_check_array(const char *routine, const char *name, const void *p, int
                                "%s: %s starts %zu bytes past the end of its %zu-byte allocation",
                                routine, name, (size_t)(at - end), size);
     }
+    /* pinned host memory reads as device memory on the GPU (mapped): cufort knows how long its own
+     * pinned blocks and registered ranges are, and a kernel running past one faults the context */
+    cufort_registry *host_sets[] = {&cufort_pinned_blocks, &cufort_registered_ranges};
+    for (int i = 0; i < 2; i++)
+        if (cufort_registry_floor(host_sets[i], p, &base, &size) && at < base + size &&
+            bytes > base + size - at)
+            return cufort_fail(CUFORT_BAD_POINTER,
+                               "%s: %s spans %zu bytes but only %zu remain in its %zu-byte pinned "
+                               "host array", routine, name, bytes, (size_t)(base + size - at), size);
     return cufort_ops()->foreign_pointer(routine, name, p, bytes);
 }
 

@@ -252,9 +252,8 @@ static int cuda_foreign_pointer(const char *routine, const char *name, const voi
         cudaGetLastError();
         attr.type = cudaMemoryTypeUnregistered;
     }
-    if (attr.type == cudaMemoryTypeHost && attr.devicePointer == p)
-        return CUFORT_SUCCESS;
-    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged &&
+        !(attr.type == cudaMemoryTypeHost && attr.devicePointer == p))
         return cufort_fail(CUFORT_BAD_POINTER,
                            "%s: %s (%p) is not device memory: allocate it with cufort_alloc or "
                            "cublas_alloc and fill it with cufort_set_matrix/cublas_set_matrix",

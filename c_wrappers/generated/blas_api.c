@@ -2561,6 +2561,7 @@ int cufort_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, float
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, kl + ku + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_sgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -2629,6 +2630,7 @@ int cufort_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, doubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, kl + ku + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_dgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -2697,6 +2699,7 @@ int cufort_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, kl + ku + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_cgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -2765,6 +2768,7 @@ int cufort_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, cufor
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, kl + ku + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_zgbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -2830,6 +2834,7 @@ int cufort_sgemv(char trans, int64_t m, int64_t n, float alpha, const float *A, 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_sgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -2893,6 +2898,7 @@ int cufort_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_dgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -2957,6 +2963,7 @@ int cufort_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, const cu
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_cgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -3023,6 +3030,7 @@ int cufort_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha, const c
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(NOTR(trans) ? m : n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_zgemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -3087,6 +3095,7 @@ int cufort_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sger(m, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_sger(m, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -3149,6 +3158,7 @@ int cufort_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dger(m, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_dger(m, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -3211,6 +3221,7 @@ int cufort_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgeru(m, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_cgeru(m, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -3275,6 +3286,7 @@ int cufort_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgerc(m, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_cgerc(m, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -3339,6 +3351,7 @@ int cufort_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgeru(m, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_zgeru(m, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -3403,6 +3416,7 @@ int cufort_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(m, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgerc(m, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_zgerc(m, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -3468,6 +3482,7 @@ int cufort_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float *A, i
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_ssbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -3531,6 +3546,7 @@ int cufort_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const double *A,
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_dsbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -3939,6 +3955,7 @@ int cufort_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t lda,
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_ssymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -4001,6 +4018,7 @@ int cufort_dsymv(char uplo, int64_t n, double alpha, const double *A, int64_t ld
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_dsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -4064,6 +4082,7 @@ int cufort_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_csymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -4129,6 +4148,7 @@ int cufort_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_zsymv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -4189,6 +4209,7 @@ int cufort_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr(uplo, n, alpha, x, incx, A, lda));
     return cufort_in(fn, cufort_cuda_ssyr(uplo, n, alpha, x, incx, A, lda));
 }
@@ -4243,6 +4264,7 @@ int cufort_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_t inc
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr(uplo, n, alpha, x, incx, A, lda));
     return cufort_in(fn, cufort_cuda_dsyr(uplo, n, alpha, x, incx, A, lda));
 }
@@ -4297,6 +4319,7 @@ int cufort_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr(uplo, n, alpha, x, incx, A, lda));
     return cufort_in(fn, cufort_cuda_csyr(uplo, n, alpha, x, incx, A, lda));
 }
@@ -4352,6 +4375,7 @@ int cufort_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr(uplo, n, alpha, x, incx, A, lda));
     return cufort_in(fn, cufort_cuda_zsyr(uplo, n, alpha, x, incx, A, lda));
 }
@@ -4411,6 +4435,7 @@ int cufort_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_ssyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -4473,6 +4498,7 @@ int cufort_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64_t in
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_dsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -4535,6 +4561,7 @@ int cufort_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_csyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -4599,6 +4626,7 @@ int cufort_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_zsyr2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -4662,6 +4690,7 @@ int cufort_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_stbmv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_stbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -4719,6 +4748,7 @@ int cufort_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtbmv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_dtbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -4776,6 +4806,7 @@ int cufort_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctbmv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ctbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -4834,6 +4865,7 @@ int cufort_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztbmv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ztbmv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -4892,6 +4924,7 @@ int cufort_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const f
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_stbsv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_stbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -4949,6 +4982,7 @@ int cufort_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const d
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtbsv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_dtbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -5006,6 +5040,7 @@ int cufort_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctbsv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ctbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -5064,6 +5099,7 @@ int cufort_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const c
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztbsv(uplo, trans, diag, n, k, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ztbsv(uplo, trans, diag, n, k, A, lda, x, incx));
 }
@@ -5561,6 +5597,7 @@ int cufort_strmv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strmv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_strmv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5617,6 +5654,7 @@ int cufort_dtrmv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrmv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_dtrmv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5673,6 +5711,7 @@ int cufort_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrmv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ctrmv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5730,6 +5769,7 @@ int cufort_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrmv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ztrmv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5787,6 +5827,7 @@ int cufort_strsv(char uplo, char trans, char diag, int64_t n, const float *A, in
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strsv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_strsv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5843,6 +5884,7 @@ int cufort_dtrsv(char uplo, char trans, char diag, int64_t n, const double *A, i
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrsv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_dtrsv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5899,6 +5941,7 @@ int cufort_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloa
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrsv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ctrsv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -5956,6 +5999,7 @@ int cufort_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_cdoub
     if (st) return st;
     st = cufort_check_array(fn, "x", x, cufort_extent_vec(n, incx), sizeof(*x));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrsv(uplo, trans, diag, n, A, lda, x, incx));
     return cufort_in(fn, cufort_cuda_ztrsv(uplo, trans, diag, n, A, lda, x, incx));
 }
@@ -6016,6 +6060,7 @@ int cufort_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_chemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -6081,6 +6126,7 @@ int cufort_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_zhemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -6147,6 +6193,7 @@ int cufort_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, const cuf
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_chbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -6213,6 +6260,7 @@ int cufort_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, const cu
     if (st) return st;
     st = cufort_check_array(fn, "y", y, cufort_extent_vec(n, incy), sizeof(*y));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, k + 1);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
     return cufort_in(fn, cufort_cuda_zhbmv(uplo, n, k, alpha, A, lda, x, incx, beta, y, incy));
 }
@@ -6399,6 +6447,7 @@ int cufort_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cher(uplo, n, alpha, x, incx, A, lda));
     return cufort_in(fn, cufort_cuda_cher(uplo, n, alpha, x, incx, A, lda));
 }
@@ -6454,6 +6503,7 @@ int cufort_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zher(uplo, n, alpha, x, incx, A, lda));
     return cufort_in(fn, cufort_cuda_zher(uplo, n, alpha, x, incx, A, lda));
 }
@@ -6513,6 +6563,7 @@ int cufort_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat 
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cher2(uplo, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_cher2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -6577,6 +6628,7 @@ int cufort_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdoubl
     if (st) return st;
     st = cufort_check_array(fn, "A", A, cufort_extent_mat(n, n, lda), sizeof(*A));
     if (st) return st;
+    if ((n) == 1) lda = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zher2(uplo, n, alpha, x, incx, y, incy, A, lda));
     return cufort_in(fn, cufort_cuda_zher2(uplo, n, alpha, x, incx, y, incy, A, lda));
 }
@@ -6877,6 +6929,9 @@ int cufort_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, floa
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? k : m) == 1) lda = IMAX(1, NOTR(transa) ? m : k);
+    if ((NOTR(transb) ? n : k) == 1) ldb = IMAX(1, NOTR(transb) ? k : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -6943,6 +6998,9 @@ int cufort_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, doub
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? k : m) == 1) lda = IMAX(1, NOTR(transa) ? m : k);
+    if ((NOTR(transb) ? n : k) == 1) ldb = IMAX(1, NOTR(transb) ? k : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7009,6 +7067,9 @@ int cufort_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? k : m) == 1) lda = IMAX(1, NOTR(transa) ? m : k);
+    if ((NOTR(transb) ? n : k) == 1) ldb = IMAX(1, NOTR(transb) ? k : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7075,6 +7136,9 @@ int cufort_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, cufo
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? k : m) == 1) lda = IMAX(1, NOTR(transa) ? m : k);
+    if ((NOTR(transb) ? n : k) == 1) ldb = IMAX(1, NOTR(transb) ? k : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7142,6 +7206,9 @@ int cufort_cgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? k : m) == 1) lda = IMAX(1, NOTR(transa) ? m : k);
+    if ((NOTR(transb) ? n : k) == 1) ldb = IMAX(1, NOTR(transb) ? k : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7221,6 +7288,9 @@ int cufort_zgemm3m(char transa, char transb, int64_t m, int64_t n, int64_t k, cu
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? k : m) == 1) lda = IMAX(1, NOTR(transa) ? m : k);
+    if ((NOTR(transb) ? n : k) == 1) ldb = IMAX(1, NOTR(transb) ? k : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zgemm3m(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7298,6 +7368,9 @@ int cufort_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, const 
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7373,6 +7446,9 @@ int cufort_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, const
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7449,6 +7525,9 @@ int cufort_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7526,6 +7605,9 @@ int cufort_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsymm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7603,6 +7685,9 @@ int cufort_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat alpha
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_chemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7680,6 +7765,9 @@ int cufort_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble alph
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zhemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -7750,6 +7838,8 @@ int cufort_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -7812,6 +7902,8 @@ int cufort_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -7875,6 +7967,8 @@ int cufort_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alph
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -7939,6 +8033,8 @@ int cufort_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble alp
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyrk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -8002,6 +8098,8 @@ int cufort_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha, const
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -8064,6 +8162,8 @@ int cufort_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha, cons
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zherk(uplo, trans, n, k, alpha, A, lda, beta, C, ldc));
 }
@@ -8133,6 +8233,9 @@ int cufort_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8208,6 +8311,9 @@ int cufort_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8285,6 +8391,9 @@ int cufort_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8362,6 +8471,9 @@ int cufort_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyr2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8439,6 +8551,9 @@ int cufort_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8516,6 +8631,9 @@ int cufort_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zher2k(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8592,6 +8710,9 @@ int cufort_ssyrkx(char uplo, char trans, int64_t n, int64_t k, float alpha, cons
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_ssyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8667,6 +8788,9 @@ int cufort_dsyrkx(char uplo, char trans, int64_t n, int64_t k, double alpha, con
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_dsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8744,6 +8868,9 @@ int cufort_csyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_csyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8821,6 +8948,9 @@ int cufort_zsyrkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zsyrkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8898,6 +9028,9 @@ int cufort_cherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat alp
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_cherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -8975,6 +9108,9 @@ int cufort_zherkx(char uplo, char trans, int64_t n, int64_t k, cufort_cdouble al
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(trans) ? k : n) == 1) lda = IMAX(1, NOTR(trans) ? n : k);
+    if ((NOTR(trans) ? k : n) == 1) ldb = IMAX(1, NOTR(trans) ? n : k);
+    if ((n) == 1) ldc = IMAX(1, n);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
     return cufort_in(fn, cufort_cuda_zherkx(uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
@@ -9047,6 +9183,8 @@ int cufort_strmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_strmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9110,6 +9248,8 @@ int cufort_dtrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_dtrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9174,6 +9314,8 @@ int cufort_ctrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ctrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9240,6 +9382,8 @@ int cufort_ztrmm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ztrmm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9305,6 +9449,8 @@ int cufort_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_strsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9368,6 +9514,8 @@ int cufort_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_dtrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9432,6 +9580,8 @@ int cufort_ctrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ctrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9498,6 +9648,8 @@ int cufort_ztrsm(char side, char uplo, char transa, char diag, int64_t m, int64_
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
+    if ((LEFT(side) ? m : n) == 1) lda = IMAX(1, LEFT(side) ? m : n);
+    if ((n) == 1) ldb = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
     return cufort_in(fn, cufort_cuda_ztrsm(side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb));
 }
@@ -9865,6 +10017,9 @@ int cufort_sgeam(char transa, char transb, int64_t m, int64_t n, float alpha, co
     if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? n : m) == 1) lda = IMAX(1, NOTR(transa) ? m : n);
+    if ((NOTR(transb) ? n : m) == 1) ldb = IMAX(1, NOTR(transb) ? m : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_sgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -9943,6 +10098,9 @@ int cufort_dgeam(char transa, char transb, int64_t m, int64_t n, double alpha, c
     if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? n : m) == 1) lda = IMAX(1, NOTR(transa) ? m : n);
+    if ((NOTR(transb) ? n : m) == 1) ldb = IMAX(1, NOTR(transb) ? m : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_dgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -10022,6 +10180,9 @@ int cufort_cgeam(char transa, char transb, int64_t m, int64_t n, cufort_cfloat a
     if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? n : m) == 1) lda = IMAX(1, NOTR(transa) ? m : n);
+    if ((NOTR(transb) ? n : m) == 1) ldb = IMAX(1, NOTR(transb) ? m : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_cgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -10103,6 +10264,9 @@ int cufort_zgeam(char transa, char transb, int64_t m, int64_t n, cufort_cdouble 
     if ((const void *)C != (const void *)B && cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(transb) ? m : n, NOTR(transb) ? n : m, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
+    if ((NOTR(transa) ? n : m) == 1) lda = IMAX(1, NOTR(transa) ? m : n);
+    if ((NOTR(transb) ? n : m) == 1) ldb = IMAX(1, NOTR(transb) ? m : n);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
     return cufort_in(fn, cufort_cuda_zgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc));
 }
@@ -10181,6 +10345,8 @@ int cufort_sdgmm(char side, int64_t m, int64_t n, const float *A, int64_t lda, c
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
         return cufort_alias_arg(fn, "C", "x");
+    if ((n) == 1) lda = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_sdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -10256,6 +10422,8 @@ int cufort_ddgmm(char side, int64_t m, int64_t n, const double *A, int64_t lda, 
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
         return cufort_alias_arg(fn, "C", "x");
+    if ((n) == 1) lda = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_ddgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -10331,6 +10499,8 @@ int cufort_cdgmm(char side, int64_t m, int64_t n, const cufort_cfloat *A, int64_
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
         return cufort_alias_arg(fn, "C", "x");
+    if ((n) == 1) lda = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_cdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }
@@ -10406,6 +10576,8 @@ int cufort_zdgmm(char side, int64_t m, int64_t n, const cufort_cdouble *A, int64
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_vec(x, LEFT(side) ? m : n, incx, sizeof(*x))))
         return cufort_alias_arg(fn, "C", "x");
+    if ((n) == 1) lda = IMAX(1, m);
+    if ((n) == 1) ldc = IMAX(1, m);
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
     return cufort_in(fn, cufort_cuda_zdgmm(side, m, n, A, lda, x, incx, C, ldc));
 }

@@ -247,10 +247,12 @@ cp -a "$tree" "$moved"
 cmake_build() {   # [CMAKE_FC=compiler] cmake_build WHAT DIR [CMAKE ARGS...]
     local what=$1 dir=$2 fc=${CMAKE_FC:-$FC} f77=${CMAKE_F77_PROGRAMS:-$F77_PROGRAMS}
     # flags that came with the compilers (a sanitizer build's -fsanitize=...) go to CMake as flags
-    local cflags=${CC#"${CC%% *}"} fflags=${fc#"${fc%% *}"}
+    local cflags=${CC#"${CC%% *}"} fflags=${fc#"${fc%% *}"} lflags
+    lflags=$cflags
+    [ -z "${CMAKE_FC:-}" ] || lflags=""   # another Fortran compiler links: not gcc's flags
     shift 2
     if ! cmake -S "$SRC" -B "$dir" -DCMAKE_PREFIX_PATH="$moved" -DCMAKE_C_COMPILER="${CC%% *}" \
-        -DCMAKE_C_FLAGS="$cflags" -DCMAKE_Fortran_FLAGS="$fflags" -DCMAKE_EXE_LINKER_FLAGS="$cflags" \
+        -DCMAKE_C_FLAGS="$cflags" -DCMAKE_Fortran_FLAGS="$fflags" -DCMAKE_EXE_LINKER_FLAGS="$lflags" \
         -DCMAKE_Fortran_COMPILER="${fc%% *}" -DCUFORT_F77_PROGRAMS="$f77" \
         -DCUFORT_EXPECTED_VERSION="$VERSION" "$@" >"$dir.log" 2>&1 ||
         ! cmake --build "$dir" >>"$dir.log" 2>&1; then

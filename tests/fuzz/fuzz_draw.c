@@ -224,6 +224,8 @@ int fz_array_state(const fz_call *c, int i, fz_wide need, int esize, int host_fo
                                                                                               : FZ_MAYBE;
     case FZ_HOSTMEM:
         return cufort_backend() == CUFORT_BACKEND_HOST ? FZ_BAD : FZ_MAYBE;
+    case FZ_FREED:   /* with other threads allocating, the address may be theirs again */
+        return fz_threads > 1 ? FZ_MAYBE : FZ_BAD;
     default:
         return FZ_BAD;
     }
