@@ -114,7 +114,7 @@ int cufort_thunk_stage_in(cufort_thunk *t)
     for (int i = 0; i < t->count && !st; i++)
         if (t->a[i].bytes && (t->a[i].io & CUFORT_IN))
             st = copy(&t->a[i], t->dev + t->a[i].offset, CUFORT_H2D);
-    return st;
+    return cufort_in(t->routine, st);   /* a copy's failure names the call it failed in */
 }
 
 void *cufort_thunk_ptr(const cufort_thunk *t, int i)
@@ -140,5 +140,5 @@ int cufort_thunk_finish(cufort_thunk *t, int status)
         status = status ? status : sync;
     }
     TRACE_HOST('Z', 0, 0);
-    return status;
+    return cufort_in(t->routine, status);
 }

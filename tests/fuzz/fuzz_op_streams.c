@@ -183,6 +183,10 @@ static int exec_life(fz_worker *w, const fz_op *op, const fz_call *c)
         int b = (int)value, known = b >= CUFORT_BACKEND_AUTO && b <= CUFORT_BACKEND_HOST;
         if (!known || (was && b != CUFORT_BACKEND_AUTO && b != was))
             want = fz_expect_status(CUFORT_INVALID_VALUE);
+        else if (fz_threads > 1 && !fz_avoiding(FZ_K_SHUTDOWN_RACE) && b != CUFORT_BACKEND_AUTO)
+            /* another thread's host-array call may start cufort on another backend meanwhile */
+            want = (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0,
+                             FZ_ALSO(CUFORT_INVALID_VALUE) | FZ_ALSO(CUFORT_NO_DEVICE)};
         else if (!was && b == CUFORT_BACKEND_CUDA)
             want = (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0, FZ_ALSO(CUFORT_NO_DEVICE)};
         st = cufort_init_backend(b);
