@@ -185,32 +185,22 @@ int drop_problem_many(drop_problem *pb, int rank, const int *n, int howmany, con
     return 1;
 }
 
-int drop_problem_guru(drop_problem *pb, int rank, const fftw_iodim *dims, int howmany_rank,
-                      const fftw_iodim *howmany_dims)
-{
-    if (rank < 0 || rank > MAX_RANK || howmany_rank < 0 || howmany_rank > MAX_RANK ||
-        (rank > 0 && !dims) || (howmany_rank > 0 && !howmany_dims))
-        return 0;
-    pb->rank = rank;
-    pb->howmany_rank = howmany_rank;
-    for (int k = 0; k < rank; k++)
-        pb->dims[k] = (drop_dim){dims[k].n, dims[k].is, dims[k].os};
-    for (int k = 0; k < howmany_rank; k++)
-        pb->howmany[k] = (drop_dim){howmany_dims[k].n, howmany_dims[k].is, howmany_dims[k].os};
-    return 1;
-}
+/* The guru interfaces, in int and in ptrdiff_t dimensions: the same reading of either. */
+#define DEFINE_GURU(name, iodim)                                                                   \
+    int name(drop_problem *pb, int rank, const iodim *dims, int howmany_rank,                      \
+             const iodim *howmany_dims)                                                            \
+    {                                                                                              \
+        if (rank < 0 || rank > MAX_RANK || howmany_rank < 0 || howmany_rank > MAX_RANK ||          \
+            (rank > 0 && !dims) || (howmany_rank > 0 && !howmany_dims))                            \
+            return 0;                                                                              \
+        pb->rank = rank;                                                                           \
+        pb->howmany_rank = howmany_rank;                                                           \
+        for (int k = 0; k < rank; k++)                                                             \
+            pb->dims[k] = (drop_dim){dims[k].n, dims[k].is, dims[k].os};                           \
+        for (int k = 0; k < howmany_rank; k++)                                                     \
+            pb->howmany[k] = (drop_dim){howmany_dims[k].n, howmany_dims[k].is, howmany_dims[k].os}; \
+        return 1;                                                                                  \
+    }
 
-int drop_problem_guru64(drop_problem *pb, int rank, const fftw_iodim64 *dims, int howmany_rank,
-                        const fftw_iodim64 *howmany_dims)
-{
-    if (rank < 0 || rank > MAX_RANK || howmany_rank < 0 || howmany_rank > MAX_RANK ||
-        (rank > 0 && !dims) || (howmany_rank > 0 && !howmany_dims))
-        return 0;
-    pb->rank = rank;
-    pb->howmany_rank = howmany_rank;
-    for (int k = 0; k < rank; k++)
-        pb->dims[k] = (drop_dim){dims[k].n, dims[k].is, dims[k].os};
-    for (int k = 0; k < howmany_rank; k++)
-        pb->howmany[k] = (drop_dim){howmany_dims[k].n, howmany_dims[k].is, howmany_dims[k].os};
-    return 1;
-}
+DEFINE_GURU(drop_problem_guru, fftw_iodim)
+DEFINE_GURU(drop_problem_guru64, fftw_iodim64)
