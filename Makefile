@@ -122,18 +122,25 @@ ALL_FFLAGS = $(CPU_FFLAGS) $(F77_FC_FLAGS)
 RPATH_BIN := -Wl,-rpath,'$$ORIGIN/../lib'
 RPATH_LIB := -Wl,-rpath,'$$ORIGIN'
 
+# $(eval $(call signature_file,FILE_VAR,TEXT_VAR)): the file named by FILE_VAR holds the text of
+# TEXT_VAR, rewritten only when that text changes, so that what depends on the file rebuilds exactly
+# then.  Variable names, not values, go in: flags hold commas and dollars.
+NO_BUILD_GOALS := clean generate check-generated coverage help uninstall version
+define signature_file
+ifneq ($$(filter-out $$(NO_BUILD_GOALS),$$(or $$(MAKECMDGOALS),all)),)
+$$(shell mkdir -p $$(dir $$($1)) && { [ "$$$$(cat $$($1) 2>/dev/null)" = '$$($2)' ] || \
+        printf '%s\n' '$$($2)' > $$($1); })
+endif
+$$($1):
+	@mkdir -p $$(@D)
+	@printf '%s\n' '$$($2)' > $$@
+endef
+
 # Rebuild everything when flags that change objects change.
 FLAGS_SIG := $(CC)|$(C_BASE)|$(F77_DEFS)|$(CPPFLAGS)|$(NVCCFLAGS)|$(CUDA_ARCH)|$(FC)|$(FFLAGS)|$(F77_FC_FLAGS)
-NO_BUILD_GOALS := clean generate check-generated coverage help uninstall version
-ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
-$(shell mkdir -p $(BUILD) && { [ "$$(cat $(BUILD)/.flags 2>/dev/null)" = '$(FLAGS_SIG)' ] || \
-        printf '%s\n' '$(FLAGS_SIG)' > $(BUILD)/.flags; })
-endif
 FLAGS_FILE := $(BUILD)/.flags
+$(eval $(call signature_file,FLAGS_FILE,FLAGS_SIG))
 DEPS_STAMP := $(BUILD)/.deps.stamp
-$(FLAGS_FILE):
-	@mkdir -p $(@D)
-	@printf '%s\n' '$(FLAGS_SIG)' > $@
 
 # ---- libraries ----------------------------------------------------------------------------------------
 LIBS := $(LIB)/libcufort.a $(LIB)/libcufort.so \

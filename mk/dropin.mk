@@ -28,16 +28,10 @@ DROPIN_XERBLA_OBJ := $(OBJ)/c_wrappers/f77/xerbla.o
 
 $(DROPIN_OBJS): CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/route
 
-# The thresholds are compiled into profile.o: a change rebuilds it (the Makefile's FLAGS_SIG idea).
+# The thresholds are compiled into profile.o: a change rebuilds it.
 DROPIN_SIG := $(DROPIN_GPU_THRESHOLD)|$(DROPIN_GPU_MIN_DIM)
 DROPIN_FLAGS_FILE := $(BUILD)/.dropin_flags
-ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
-$(shell mkdir -p $(BUILD) && { [ "$$(cat $(DROPIN_FLAGS_FILE) 2>/dev/null)" = '$(DROPIN_SIG)' ] || \
-        printf '%s\n' '$(DROPIN_SIG)' > $(DROPIN_FLAGS_FILE); })
-endif
-$(DROPIN_FLAGS_FILE):
-	@mkdir -p $(@D)
-	@printf '%s\n' '$(DROPIN_SIG)' > $@
+$(eval $(call signature_file,DROPIN_FLAGS_FILE,DROPIN_SIG))
 $(OBJ)/c_wrappers/dropin/profile.o: $(DROPIN_FLAGS_FILE)
 $(OBJ)/c_wrappers/dropin/profile.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROPIN_GPU_THRESHOLD) \
                                               -DCUFORT_DROPIN_MIN_DIM=$(DROPIN_GPU_MIN_DIM)

@@ -20,13 +20,7 @@ $(filter %_double.o %_single.o,$(FFTW_DROPIN_OBJS)): $(wildcard c_wrappers/fftw/
 
 # The threshold is compiled into profile.o: a change rebuilds it.
 FFTW_SIG_FILE := $(BUILD)/.fftw_flags
-ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
-$(shell mkdir -p $(BUILD) && { [ "$$(cat $(FFTW_SIG_FILE) 2>/dev/null)" = '$(FFTW_GPU_THRESHOLD)' ] || \
-        printf '%s\n' '$(FFTW_GPU_THRESHOLD)' > $(FFTW_SIG_FILE); })
-endif
-$(FFTW_SIG_FILE):
-	@mkdir -p $(@D)
-	@printf '%s\n' '$(FFTW_GPU_THRESHOLD)' > $@
+$(eval $(call signature_file,FFTW_SIG_FILE,FFTW_GPU_THRESHOLD))
 $(OBJ)/c_wrappers/fftw/profile.o: $(FFTW_SIG_FILE)
 $(OBJ)/c_wrappers/fftw/profile.o: CPPFLAGS += -DCUFORT_FFTW_THRESHOLD=$(FFTW_GPU_THRESHOLD)
 

@@ -48,16 +48,10 @@ ifneq ($(FLANG_ON),)
 $(eval $(call fc_flags,FLANG,flang))
 FLANG_LDFLAGS := -Wl,--gc-sections
 
-# a change of compiler or flags rebuilds what flang built (the Makefile's FLAGS_SIG idea)
+# a change of compiler or flags rebuilds what flang built
 FLANG_SIG := $(FLANG_ON)|$(FLANG_FFLAGS)|$(FLANG_F77_FLAGS)
 FLANG_FLAGS_FILE := $(BUILD)/flang/.flags
-ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
-$(shell mkdir -p $(BUILD)/flang && { [ "$$(cat $(FLANG_FLAGS_FILE) 2>/dev/null)" = '$(FLANG_SIG)' ] || \
-        printf '%s\n' '$(FLANG_SIG)' > $(FLANG_FLAGS_FILE); })
-endif
-$(FLANG_FLAGS_FILE):
-	@mkdir -p $(@D)
-	@printf '%s\n' '$(FLANG_SIG)' > $@
+$(eval $(call signature_file,FLANG_FLAGS_FILE,FLANG_SIG))
 
 # ---- the modules and libcufort_fortran_flang ------------------------------------------------------------
 FLANG_MOD_OBJS := $(patsubst %.f90,$(FLANG_OBJ)/%.o,$(FORTRAN_MOD_SRCS))
