@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "scratch.h"
 #include "thunk.h"
 
 /* ---- a matrix with ld > rows travels packed and comes back into place ---- */
@@ -333,6 +334,27 @@ static void set_device_between_calls(void)
     free(y);
 }
 
+/* The thunk engine's device scratch is recorded with the program's blocks (its calls' checks find
+ * it) but is not the program's to free: a pointer one past the end of the program's array can be
+ * its base, and freeing it left the next host-array copy writing to freed memory. */
+static void scratch_not_freeable(void)
+{
+    void *buf = NULL, *again = NULL;
+    if (!CHECK_OK(cufort_thunk_scratch(4096, &buf), "scratch")) return;
+    int st = cufort_free(buf);
+    CHECK(st == CUFORT_BAD_POINTER, "cufort_free refuses the engine's scratch", "status %d", st);
+    double x[512], y[512];
+    ck_fill_d(x, 512);
+    CHECK_OK(cufort_set_vector(512, 8, x, 1, buf, 1), "scratch still device memory (set)");
+    CHECK_OK(cufort_get_vector(512, 8, buf, 1, y, 1), "scratch still device memory (get)");
+    CHECK(!memcmp(x, y, sizeof x), "scratch kept its contents", "differs");
+    CHECK_OK(cufort_thunk_scratch(4096, &again), "scratch again");
+    CHECK(again == buf, "scratch kept", "%p then %p", buf, again);
+    float a[3] = {1, 2, 3}, b[3] = {1, 1, 1};
+    CHECK_OK(cufort_saxpy_host(3, 2.0f, a, 1, b, 1), "host-array call after the refused free");
+    CHECK(b[0] == 3 && b[2] == 7, "host-array call after the refused free: result", "%g %g", b[0], b[2]);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -360,6 +382,7 @@ int main(int argc, char **argv)
     saxpy_host_neg();
     threads();
     set_device_between_calls();
+    scratch_not_freeable();
     across_shutdown();
     CHECK_OK(cufort_shutdown(), "shutdown");
     return ck_end();

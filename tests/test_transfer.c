@@ -384,6 +384,47 @@ static int run_child(const char *mode)
     return ck_failed ? 1 : 0;
 }
 
+/* A strided vector whose last element ends its block: the driver checks a 2-D copy as whole
+ * pitches, one past the block's end, and refused it (cudaErrorInvalidValue). */
+static void strided_to_block_end(void)
+{
+    double *hp = NULL, *dp = NULL;
+    if (!CHECK_OK(cufort_host_alloc((void **)&hp, 256), "host_alloc 256 bytes") ||
+        !CHECK_OK(cufort_alloc((void **)&dp, 256), "alloc 256 bytes"))
+        goto out;
+    ck_fill_d(hp, 32);
+    /* 6 complex doubles, every second one, from byte 80: the last ends at byte 256 */
+    double *x = hp + 10, back[32];
+    CHECK_OK(cufort_set_vector(6, 16, x, 2, dp + 10, 2), "pinned strided vector to its block's end (set)");
+    CHECK_OK(cufort_get_vector(6, 16, dp + 10, 2, back, 1), "device strided vector to its block's end (get)");
+    int ok = 1;
+    for (int i = 0; i < 6; i++)
+        ok &= back[2 * i] == x[4 * i] && back[2 * i + 1] == x[4 * i + 1];
+    CHECK(ok, "strided vector to the block's end: values", "differ");
+    double got[32];
+    memset(got, 0, sizeof got);
+    CHECK_OK(cufort_get_vector(6, 16, dp + 10, 2, hp + 10, 2), "into pinned, strided, to its block's end");
+    memcpy(got, hp, sizeof got);
+    ok = 1;
+    for (int i = 0; i < 6; i++)
+        ok &= got[10 + 4 * i] == back[2 * i];
+    CHECK(ok, "into pinned, strided: values", "differ");
+    double y[12], y0[12];
+    ck_fill_d(y, 12);
+    memcpy(y0, y, sizeof y);
+    if (CHECK_OK(cufort_zaxpy_host(6, 2.0, (const cufort_cdouble *)x, 2, (cufort_cdouble *)y, 1),
+                 "zaxpy_host on a pinned strided vector ending its block")) {
+        ok = 1;
+        for (int i = 0; i < 6; i++)
+            ok &= fabs(y[2 * i] - (y0[2 * i] + 2 * x[4 * i])) <= 1e-12 * (1 + fabs(y[2 * i])) &&
+                  fabs(y[2 * i + 1] - (y0[2 * i + 1] + 2 * x[4 * i + 1])) <= 1e-12 * (1 + fabs(y[2 * i + 1]));
+        CHECK(ok, "zaxpy_host on a pinned strided vector ending its block: values", "differ");
+    }
+out:
+    cufort_host_free(hp);
+    cufort_free(dp);
+}
+
 int main(int argc, char **argv)
 {
     ck_begin("transfer", 300);
@@ -402,6 +443,7 @@ int main(int argc, char **argv)
         CHECK_OK(cufort_stream_destroy(s), "stream_destroy after async");
     }
     vectors(1, NULL);
+    strided_to_block_end();
     /* async from pinned memory, several transfers in flight before one synchronize */
     {
         const int64_t n = 1 << 16;

@@ -109,8 +109,14 @@ int cufort_overlap(cufort_layout a, cufort_layout b);
  * parameter is at fault, so the F77 layer calls no xerbla and the drop-in falls back) */
 int cufort_alias_arg(const char *routine, const char *out, const char *in);
 
+/* Memory cufort allocates for itself (device scratch, pinned staging slots; pinned = 1 for host
+ * memory): recorded like the program's blocks, so its calls' checks pass, but cufort_free and
+ * cufort_host_free refuse it, so no pointer a program passes can free it. */
+int cufort_own_alloc(void **p, int64_t bytes, int pinned);
+int cufort_own_free(void *p, int pinned);
+
 /* ---- block registries (registry.c) ---- */
-typedef struct { uintptr_t base; size_t bytes; } cufort_block;
+typedef struct { uintptr_t base; size_t bytes; int own; } cufort_block;   /* own: cufort's, not the program's */
 typedef struct {
     pthread_mutex_t lock;
     cufort_block *blocks;
@@ -125,6 +131,9 @@ extern cufort_registry cufort_live_events;        /* cufort_event_create */
 
 int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes);
 int cufort_registry_remove(cufort_registry *r, const void *p);   /* 1 if p was a block's base */
+/* the same for cufort's own blocks: checked like the program's, freed only by cufort */
+int cufort_registry_add_own(cufort_registry *r, const void *p, size_t bytes);
+int cufort_registry_remove_own(cufort_registry *r, const void *p);
 /* the block with the greatest base <= p (p may lie past its end); 0 when none */
 int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes);
 void cufort_registry_drain(cufort_registry *r, int (*release)(void *p));  /* release every block */

@@ -19,7 +19,8 @@ static int (*free_op(const cufort_registry *blocks))(void *)
 }
 
 /* cufort_alloc / cufort_host_alloc share everything but the backend call and the registry */
-static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *blocks, const char *what)
+static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *blocks, const char *what,
+                    int own)
 {
     int st = cufort_enter(fn);
     if (st)
@@ -35,7 +36,8 @@ static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *bl
     if (st)
         return cufort_fail(st, "%s: cannot allocate %lld bytes of %s (%s)", fn, (long long)bytes,
                            what, cufort_last_error());
-    st = cufort_registry_add(blocks, *p, (size_t)bytes);
+    st = own ? cufort_registry_add_own(blocks, *p, (size_t)bytes)
+             : cufort_registry_add(blocks, *p, (size_t)bytes);
     if (st) {
         free_op(blocks)(*p);
         *p = NULL;
@@ -43,12 +45,12 @@ static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *bl
     return cufort_in(fn, st);
 }
 
-static int release(const char *fn, void *p, cufort_registry *blocks, const char *from)
+static int release(const char *fn, void *p, cufort_registry *blocks, const char *from, int own)
 {
     int st = cufort_enter(fn);
     if (st || !p)
         return st;
-    if (!cufort_registry_remove(blocks, p))
+    if (!(own ? cufort_registry_remove_own(blocks, p) : cufort_registry_remove(blocks, p)))
         return cufort_fail(CUFORT_BAD_POINTER, "%s: %p was not returned by %s, or was freed already",
                            fn, p, from);
     return cufort_in(fn, free_op(blocks)(p));
@@ -57,25 +59,39 @@ static int release(const char *fn, void *p, cufort_registry *blocks, const char 
 int cufort_alloc(void **device_ptr, int64_t bytes)
 {
     CUFORT_HOLD_GATE;
-    return allocate("cufort_alloc", device_ptr, bytes, &cufort_device_blocks, "device memory");
+    return allocate("cufort_alloc", device_ptr, bytes, &cufort_device_blocks, "device memory", 0);
 }
 
 int cufort_free(void *device_ptr)
 {
     CUFORT_HOLD_GATE;
-    return release("cufort_free", device_ptr, &cufort_device_blocks, "cufort_alloc");
+    return release("cufort_free", device_ptr, &cufort_device_blocks, "cufort_alloc", 0);
 }
 
 int cufort_host_alloc(void **host_ptr, int64_t bytes)
 {
     CUFORT_HOLD_GATE;
-    return allocate("cufort_host_alloc", host_ptr, bytes, &cufort_pinned_blocks, "pinned host memory");
+    return allocate("cufort_host_alloc", host_ptr, bytes, &cufort_pinned_blocks, "pinned host memory", 0);
 }
 
 int cufort_host_free(void *host_ptr)
 {
     CUFORT_HOLD_GATE;
-    return release("cufort_host_free", host_ptr, &cufort_pinned_blocks, "cufort_host_alloc");
+    return release("cufort_host_free", host_ptr, &cufort_pinned_blocks, "cufort_host_alloc", 0);
+}
+
+int cufort_own_alloc(void **p, int64_t bytes, int pinned)
+{
+    CUFORT_HOLD_GATE;
+    return pinned ? allocate("cufort_host_alloc", p, bytes, &cufort_pinned_blocks, "pinned host memory", 1)
+                  : allocate("cufort_alloc", p, bytes, &cufort_device_blocks, "device memory", 1);
+}
+
+int cufort_own_free(void *p, int pinned)
+{
+    CUFORT_HOLD_GATE;
+    return pinned ? release("cufort_host_free", p, &cufort_pinned_blocks, "cufort_host_alloc", 1)
+                  : release("cufort_free", p, &cufort_device_blocks, "cufort_alloc", 1);
 }
 
 int cufort_host_register(void *host_ptr, int64_t bytes)
@@ -100,7 +116,7 @@ int cufort_host_register(void *host_ptr, int64_t bytes)
 int cufort_host_unregister(void *host_ptr)
 {
     CUFORT_HOLD_GATE;
-    return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges, "cufort_host_register");
+    return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges, "cufort_host_register", 0);
 }
 
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,

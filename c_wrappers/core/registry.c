@@ -26,7 +26,7 @@ static ptrdiff_t floor_index(const cufort_registry *r, uintptr_t p)
     return found;
 }
 
-int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes)
+static int add(cufort_registry *r, const void *p, size_t bytes, int own)
 {
     pthread_mutex_lock(&r->lock);
     if (r->count == r->capacity) {
@@ -41,17 +41,19 @@ int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes)
     }
     size_t at = (size_t)(floor_index(r, (uintptr_t)p) + 1);
     memmove(r->blocks + at + 1, r->blocks + at, (r->count - at) * sizeof *r->blocks);
-    r->blocks[at] = (cufort_block){(uintptr_t)p, bytes};
+    r->blocks[at] = (cufort_block){(uintptr_t)p, bytes, own};
     r->count++;
     pthread_mutex_unlock(&r->lock);
     return CUFORT_SUCCESS;
 }
 
-int cufort_registry_remove(cufort_registry *r, const void *p)
+/* A pointer one past the end of the program's array can be the base of a block cufort holds for
+ * itself (its scratch, its staging slots): such a block is found only by cufort's own free. */
+static int take(cufort_registry *r, const void *p, int own)
 {
     pthread_mutex_lock(&r->lock);
     ptrdiff_t i = floor_index(r, (uintptr_t)p);
-    int hit = i >= 0 && r->blocks[i].base == (uintptr_t)p;
+    int hit = i >= 0 && r->blocks[i].base == (uintptr_t)p && r->blocks[i].own == own;
     if (hit) {
         memmove(r->blocks + i, r->blocks + i + 1, (r->count - (size_t)i - 1) * sizeof *r->blocks);
         r->count--;
@@ -59,6 +61,11 @@ int cufort_registry_remove(cufort_registry *r, const void *p)
     pthread_mutex_unlock(&r->lock);
     return hit;
 }
+
+int cufort_registry_add(cufort_registry *r, const void *p, size_t bytes) { return add(r, p, bytes, 0); }
+int cufort_registry_add_own(cufort_registry *r, const void *p, size_t bytes) { return add(r, p, bytes, 1); }
+int cufort_registry_remove(cufort_registry *r, const void *p) { return take(r, p, 0); }
+int cufort_registry_remove_own(cufort_registry *r, const void *p) { return take(r, p, 1); }
 
 int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes)
 {

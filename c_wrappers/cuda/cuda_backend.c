@@ -211,10 +211,21 @@ static int cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
     if (height == 1 || (dpitch == width && spitch == width))
         st = cufort_cuda_error(cudaMemcpyAsync(dst, src, width * height, kinds[kind], s),
                                "cudaMemcpyAsync");
-    else
-        st = cufort_cuda_error(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
-                                                 kinds[kind], s),
-                               "cudaMemcpy2DAsync");
+    else {
+        /* The driver checks a 2-D copy's region as height full pitches, so a last column that ends
+         * its allocation (a strided vector at the end of a pinned or device block) is refused with
+         * cudaErrorInvalidValue: the last column goes as a 1-D copy of its own. */
+        st = height > 2 ? cufort_cuda_error(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width,
+                                                              height - 1, kinds[kind], s),
+                                            "cudaMemcpy2DAsync")
+                        : cufort_cuda_error(cudaMemcpyAsync(dst, src, width, kinds[kind], s),
+                                            "cudaMemcpyAsync");
+        if (!st)
+            st = cufort_cuda_error(cudaMemcpyAsync((char *)dst + dpitch * (height - 1),
+                                                   (const char *)src + spitch * (height - 1), width,
+                                                   kinds[kind], s),
+                                   "cudaMemcpyAsync");
+    }
     if (!st && !async)
         st = cufort_cuda_error(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     return st;

@@ -14,7 +14,7 @@ static void release_scratch(cufort_thread_state *s)
 {
     scratch *sc = (scratch *)s;
     if (sc->buf)
-        cufort_free(sc->buf);
+        cufort_own_free(sc->buf, 0);
 }
 
 static cufort_thread_states scratches = CUFORT_THREAD_STATES(scratch, release_scratch);
@@ -27,10 +27,10 @@ int cufort_thunk_scratch(size_t bytes, void **buf)
         return CUFORT_ALLOC_FAILED;
     if (sc->size < bytes) {
         if (sc->buf)
-            cufort_free(sc->buf);
+            cufort_own_free(sc->buf, 0);
         sc->buf = NULL;
         sc->size = 0;
-        int st = cufort_alloc(&sc->buf, (int64_t)bytes);
+        int st = cufort_own_alloc(&sc->buf, (int64_t)bytes, 0);
         if (st)
             return st;
         sc->size = bytes;

@@ -54,7 +54,7 @@ static void release_stage(cufort_thread_state *s)   /* at a reset, with the devi
     stage *st = (stage *)s;
     for (int i = 0; i < SLOTS; i++)
         if (st->slot[i])
-            cufort_host_free(st->slot[i]);
+            cufort_own_free(st->slot[i], 1);
     cufort_thunk_events_release(st->done, SLOTS);
 }
 
@@ -69,7 +69,7 @@ static int my_stage(int slots, stage **out)
         return CUFORT_ALLOC_FAILED;
     for (int i = 0; i < slots; i++) {
         int st;
-        if (!me->slot[i] && (st = cufort_host_alloc((void **)&me->slot[i], GROUP)))
+        if (!me->slot[i] && (st = cufort_own_alloc((void **)&me->slot[i], GROUP, 1)))
             return st;
     }
     int st = cufort_thunk_events(me->done, SLOTS);
