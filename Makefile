@@ -414,9 +414,12 @@ $(FFT_BENCH_BIN): bench/fft_bench.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_S
 GEMM_BENCH_BIN := $(BUILD)/bench/bench_gemm
 OOC_BENCH_BIN := $(BUILD)/bench/ooc_gemm
 VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
-$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+# bench_l3: the other Level-3 routines on host arrays (the panel engine, the whole-array path, the
+# device routine, the roofline), and with --ooc one call larger than the GPU, checked
+L3_BENCH_BIN := $(BUILD)/bench/bench_l3
+$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN) $(L3_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(C_BASE) -Ic_wrappers/include -Ic_wrappers/core $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
+	$(CC) $(C_BASE) -fopenmp -Ic_wrappers/include -Ic_wrappers/core -Ic_wrappers/thunk $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
 
@@ -455,7 +458,7 @@ $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
-bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
+bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(L3_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
              $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h) and trace_calls
 # against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline

@@ -161,6 +161,18 @@ def _uses(line, name):
 IO = {"in": "CUFORT_IN", "out": "CUFORT_OUT", "inout": "CUFORT_INOUT"}
 
 
+L3_ENGINE = ("trsm", "trmm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "syrkx", "herkx")
+
+
+def l3_fields(r, v):
+    """The cufort_l3 literal of a call: the triangular routines' B is the engine's output, C."""
+    tri = r.group in ("trsm", "trmm")
+    field = {"transa": "trans", "B": "C" if tri else "B", "ldb": "ldc" if tri else "ldb"}
+    parts = [f".op = CUFORT_L3_{r.group.upper()}", f".prec = '{v.prec}'"]
+    parts += [f".{field.get(a.name, a.name)} = {a.name}" for a in r.args]
+    return ", ".join(parts)
+
+
 def thunk_entry(r, v):
     name = f"cufort_{v.name}_host"
     body = [proto(name, r, v), "{", f'    static const char fn[] = "{name}";', "    CUFORT_HOLD_GATE;",
@@ -169,6 +181,9 @@ def thunk_entry(r, v):
     if r.group == "gemm":   # tiled, overlapped, out of core: c_wrappers/thunk/gemm_engine.c
         body.append(f"    return cufort_thunk_gemm(fn, '{v.prec}', transa, transb, m, n, k, &alpha, A, lda, B, "
                     "ldb, &beta, C, ldc);")
+        return "\n".join(body + ["}"])
+    if r.group in L3_ENGINE:   # panels over a resident operand: c_wrappers/thunk/l3_engine.c
+        body.append(f"    return cufort_thunk_l3(fn, &(cufort_l3){{{l3_fields(r, v)}}});")
         return "\n".join(body + ["}"])
     body += ["    cufort_thunk t;", "    st = cufort_thunk_begin(&t, fn);", "    if (st) return st;"]
     subst = {}
@@ -201,7 +216,8 @@ def thunk_entry(r, v):
 
 def api_source():
     out = [header(ME, "blas_api.c — argument checks and the device-pointer and thunking entry points."),
-           '#include "internal.h"', '#include "thunk.h"', '#include "gemm_engine.h"', '#include "blas_backends.h"', ""]
+           '#include "internal.h"', '#include "thunk.h"', '#include "gemm_engine.h"', '#include "l3_engine.h"',
+           '#include "blas_backends.h"', ""]
     for r, v in variants():
         check = check_fn(r, v)
         out += ([check, ""] if check else []) + [device_entry(r, v), "", thunk_entry(r, v), ""]

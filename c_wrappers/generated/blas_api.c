@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "thunk.h"
 #include "gemm_engine.h"
+#include "l3_engine.h"
 #include "blas_backends.h"
 
 static int check_isamax(const char *fn, __int128 n, __int128 incx)
@@ -7397,19 +7398,7 @@ int cufort_ssymm_host(char side, char uplo, int64_t m, int64_t n, float alpha, c
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ssymm(side, uplo, m, n, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const float *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (float *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYMM, .prec = 's', .side = side, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_dsymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
@@ -7475,19 +7464,7 @@ int cufort_dsymm_host(char side, char uplo, int64_t m, int64_t n, double alpha, 
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dsymm(side, uplo, m, n, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const double *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (double *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYMM, .prec = 'd', .side = side, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_csymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
@@ -7555,19 +7532,7 @@ int cufort_csymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_csymm(side, uplo, m, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYMM, .prec = 'c', .side = side, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zsymm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
@@ -7635,19 +7600,7 @@ int cufort_zsymm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zsymm(side, uplo, m, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYMM, .prec = 'z', .side = side, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_chemm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
@@ -7715,19 +7668,7 @@ int cufort_chemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_chemm(side, uplo, m, n, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HEMM, .prec = 'c', .side = side, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zhemm(const char *fn, char side, char uplo, __int128 m, __int128 n, __int128 lda, __int128 ldb, __int128 ldc)
@@ -7795,19 +7736,7 @@ int cufort_zhemm_host(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
     if (cufort_overlap(cufort_layout_mat(C, m, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, m, n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, m, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zhemm(side, uplo, m, n, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HEMM, .prec = 'z', .side = side, .uplo = uplo, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_ssyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
@@ -7861,17 +7790,7 @@ int cufort_ssyrk_host(char uplo, char trans, int64_t n, int64_t k, float alpha, 
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ssyrk(uplo, trans, n, k, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), beta, (float *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRK, .prec = 's', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_dsyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
@@ -7925,17 +7844,7 @@ int cufort_dsyrk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dsyrk(uplo, trans, n, k, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), beta, (double *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRK, .prec = 'd', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_csyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
@@ -7991,17 +7900,7 @@ int cufort_csyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_csyrk(uplo, trans, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRK, .prec = 'c', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zsyrk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
@@ -8057,17 +7956,7 @@ int cufort_zsyrk_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zsyrk(uplo, trans, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRK, .prec = 'z', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_cherk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
@@ -8121,17 +8010,7 @@ int cufort_cherk_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_cherk(uplo, trans, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HERK, .prec = 'c', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zherk(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldc)
@@ -8186,17 +8065,7 @@ int cufort_zherk_host(char uplo, char trans, int64_t n, int64_t k, double alpha,
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "C", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zherk(uplo, trans, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HERK, .prec = 'z', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_ssyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8262,19 +8131,7 @@ int cufort_ssyr2k_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ssyr2k(uplo, trans, n, k, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const float *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (float *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYR2K, .prec = 's', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_dsyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8341,19 +8198,7 @@ int cufort_dsyr2k_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dsyr2k(uplo, trans, n, k, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const double *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (double *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYR2K, .prec = 'd', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_csyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8421,19 +8266,7 @@ int cufort_csyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_csyr2k(uplo, trans, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYR2K, .prec = 'c', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zsyr2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8501,19 +8334,7 @@ int cufort_zsyr2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zsyr2k(uplo, trans, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYR2K, .prec = 'z', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_cher2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8581,19 +8402,7 @@ int cufort_cher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_cher2k(uplo, trans, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HER2K, .prec = 'c', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zher2k(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8661,19 +8470,7 @@ int cufort_zher2k_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zher2k(uplo, trans, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HER2K, .prec = 'z', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_ssyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8739,19 +8536,7 @@ int cufort_ssyrkx_host(char uplo, char trans, int64_t n, int64_t k, float alpha,
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ssyrkx(uplo, trans, n, k, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const float *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (float *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRKX, .prec = 's', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_dsyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8818,19 +8603,7 @@ int cufort_dsyrkx_host(char uplo, char trans, int64_t n, int64_t k, double alpha
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dsyrkx(uplo, trans, n, k, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const double *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (double *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRKX, .prec = 'd', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_csyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8898,19 +8671,7 @@ int cufort_csyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_csyrkx(uplo, trans, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRKX, .prec = 'c', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zsyrkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -8978,19 +8739,7 @@ int cufort_zsyrkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zsyrkx(uplo, trans, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_SYRKX, .prec = 'z', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_cherkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -9058,19 +8807,7 @@ int cufort_cherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_cherkx(uplo, trans, n, k, alpha, (const cufort_cfloat *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cfloat *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cfloat *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HERKX, .prec = 'c', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_zherkx(const char *fn, char uplo, char trans, __int128 n, __int128 k, __int128 lda, __int128 ldb, __int128 ldc)
@@ -9138,19 +8875,7 @@ int cufort_zherkx_host(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
     if (cufort_overlap(cufort_layout_mat(C, n, n, ldc, sizeof(*C)),
             cufort_layout_mat(B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B))))
         return cufort_alias_arg(fn, "C", "B");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, NOTR(trans) ? n : k, NOTR(trans) ? k : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, NOTR(trans) ? n : k, NOTR(trans) ? k : n, ldb, sizeof(*B), CUFORT_IN);
-    int iC = cufort_thunk_matrix(&t, C, n, n, ldc, sizeof(*C), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_zherkx(uplo, trans, n, k, alpha, (const cufort_cdouble *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (const cufort_cdouble *)cufort_thunk_ptr(&t, iB),
-               cufort_thunk_ld(&t, iB), beta, (cufort_cdouble *)cufort_thunk_ptr(&t, iC),
-               cufort_thunk_ld(&t, iC));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_HERKX, .prec = 'z', .uplo = uplo, .trans = trans, .n = n, .k = k, .alpha = alpha, .A = A, .lda = lda, .B = B, .ldb = ldb, .beta = beta, .C = C, .ldc = ldc});
 }
 
 static int check_strmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9206,16 +8931,7 @@ int cufort_strmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_strmm(side, uplo, transa, diag, m, n, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (float *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRMM, .prec = 's', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_dtrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9271,16 +8987,7 @@ int cufort_dtrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dtrmm(side, uplo, transa, diag, m, n, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (double *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRMM, .prec = 'd', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_ctrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9338,17 +9045,7 @@ int cufort_ctrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ctrmm(side, uplo, transa, diag, m, n, alpha,
-               (const cufort_cfloat *)cufort_thunk_ptr(&t, iA), cufort_thunk_ld(&t, iA),
-               (cufort_cfloat *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRMM, .prec = 'c', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_ztrmm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9406,17 +9103,7 @@ int cufort_ztrmm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ztrmm(side, uplo, transa, diag, m, n, alpha,
-               (const cufort_cdouble *)cufort_thunk_ptr(&t, iA), cufort_thunk_ld(&t, iA),
-               (cufort_cdouble *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRMM, .prec = 'z', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_strsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9472,16 +9159,7 @@ int cufort_strsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_strsm(side, uplo, transa, diag, m, n, alpha, (const float *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (float *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRSM, .prec = 's', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_dtrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9537,16 +9215,7 @@ int cufort_dtrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_dtrsm(side, uplo, transa, diag, m, n, alpha, (const double *)cufort_thunk_ptr(&t, iA),
-               cufort_thunk_ld(&t, iA), (double *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRSM, .prec = 'd', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_ctrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9604,17 +9273,7 @@ int cufort_ctrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ctrsm(side, uplo, transa, diag, m, n, alpha,
-               (const cufort_cfloat *)cufort_thunk_ptr(&t, iA), cufort_thunk_ld(&t, iA),
-               (cufort_cfloat *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRSM, .prec = 'c', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_ztrsm(const char *fn, char side, char uplo, char transa, char diag, __int128 m, __int128 n, __int128 lda, __int128 ldb)
@@ -9672,17 +9331,7 @@ int cufort_ztrsm_host(char side, char uplo, char transa, char diag, int64_t m, i
     if (cufort_overlap(cufort_layout_mat(B, m, n, ldb, sizeof(*B)),
             cufort_layout_mat(A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A))))
         return cufort_alias_arg(fn, "B", "A");
-    cufort_thunk t;
-    st = cufort_thunk_begin(&t, fn);
-    if (st) return st;
-    int iA = cufort_thunk_matrix(&t, A, LEFT(side) ? m : n, LEFT(side) ? m : n, lda, sizeof(*A), CUFORT_IN);
-    int iB = cufort_thunk_matrix(&t, B, m, n, ldb, sizeof(*B), CUFORT_INOUT);
-    st = cufort_thunk_stage_in(&t);
-    if (st == CUFORT_SUCCESS)
-        st = cufort_ztrsm(side, uplo, transa, diag, m, n, alpha,
-               (const cufort_cdouble *)cufort_thunk_ptr(&t, iA), cufort_thunk_ld(&t, iA),
-               (cufort_cdouble *)cufort_thunk_ptr(&t, iB), cufort_thunk_ld(&t, iB));
-    return cufort_thunk_finish(&t, st);
+    return cufort_thunk_l3(fn, &(cufort_l3){.op = CUFORT_L3_TRSM, .prec = 'z', .side = side, .uplo = uplo, .trans = transa, .diag = diag, .m = m, .n = n, .alpha = alpha, .A = A, .lda = lda, .C = B, .ldc = ldb});
 }
 
 static int check_sgemm_strided_batched(const char *fn, char transa, char transb, __int128 m, __int128 n, __int128 k, __int128 lda, __int128 strideA, __int128 ldb, __int128 strideB, __int128 ldc, __int128 strideC, __int128 batch)

@@ -230,9 +230,9 @@ static size_t parse_bytes(const char *s)
     return v > 0 ? (size_t)v : 0;
 }
 
-/* Bytes this call may hold on the device.  The default leaves a sixteenth of the memory (at least
- * 256 MiB) to cuBLAS's workspace and to whatever else runs on the device. */
-static size_t budget(void)
+/* The default leaves a sixteenth of the memory (at least 256 MiB) to cuBLAS's workspace and to
+ * whatever else runs on the device. */
+size_t cufort_thunk_device_budget(void)
 {
     const char *env = getenv("CUFORT_DEVICE_MEMORY_CAP");
     size_t cap = env && *env ? parse_bytes(env) : SIZE_MAX;
@@ -309,7 +309,7 @@ static int plan(job *j, size_t cap)
  * process may have taken what mem_info reported free). */
 static int allocate(job *j, char **buf)
 {
-    size_t cap = budget();
+    size_t cap = cufort_thunk_device_budget();
     for (;;) {
         if (!plan(j, cap))
             return cufort_fail(CUFORT_ALLOC_FAILED,

@@ -22,6 +22,10 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
                       int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                       const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc);
 
+/* Bytes of device memory one engine call may hold: CUFORT_DEVICE_MEMORY_CAP, or what the device
+ * has free (this thread's scratch counted as free) less a reserve. */
+size_t cufort_thunk_device_budget(void);
+
 /* What the last cufort_thunk_gemm on this thread planned: tile sizes, whether A and B stayed
  * resident, the device bytes it held, and the host<->device bytes it moved (tests, reports). */
 typedef struct {

@@ -493,36 +493,60 @@ static void merge_columns(size_t *hpitch, size_t *width, size_t *cols)
     }
 }
 
-int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
-                              size_t width, size_t cols)
+static int to_device(cufort_stream s, void *dev, const void *host, size_t hpitch, size_t width,
+                     size_t cols, int offer)
 {
     uintptr_t lo, hi;
     uint64_t pin;
     merge_columns(&hpitch, &width, &cols);
     if (direct(host, hpitch, width, cols))
         return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
-    if (cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
+    if (offer && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
         return cached_copy(s, dev, (char *)host, width, lo, hi, pin, CUFORT_H2D);
     return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL);
 }
 
-int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
-                            size_t width, size_t cols)
-{
-    return cufort_stage_to_host_combined(s, host, hpitch, dev, width, cols, NULL, NULL);
-}
-
 /* (with a combine, every size goes through the slots: the host array is never a DMA target) */
-int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
-                                  size_t width, size_t cols, cufort_unpack_fn combine,
-                                  const void *ctx)
+static int to_host(cufort_stream s, void *host, size_t hpitch, const void *dev, size_t width,
+                   size_t cols, cufort_unpack_fn combine, const void *ctx, int offer)
 {
     uintptr_t lo, hi;
     uint64_t pin;
     merge_columns(&hpitch, &width, &cols);
     if (!combine && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
-    if (!combine && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
+    if (offer && !combine && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
         return cached_copy(s, (char *)dev, host, width, lo, hi, pin, CUFORT_D2H);
     return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, ctx);
+}
+
+int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
+                              size_t width, size_t cols)
+{
+    return to_device(s, dev, host, hpitch, width, cols, 1);
+}
+
+int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                            size_t width, size_t cols)
+{
+    return to_host(s, host, hpitch, dev, width, cols, NULL, NULL, 1);
+}
+
+int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                                  size_t width, size_t cols, cufort_unpack_fn combine,
+                                  const void *ctx)
+{
+    return to_host(s, host, hpitch, dev, width, cols, combine, ctx, 1);
+}
+
+int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *host, size_t hpitch,
+                                     size_t width, size_t cols)
+{
+    return to_device(s, dev, host, hpitch, width, cols, 0);
+}
+
+int cufort_stage_to_host_unoffered(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                                   size_t width, size_t cols)
+{
+    return to_host(s, host, hpitch, dev, width, cols, NULL, NULL, 0);
 }

@@ -24,6 +24,12 @@ typedef void (*cufort_unpack_fn)(char *dst, const char *src, size_t bytes, const
 int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
                                   size_t width, size_t cols, cufort_unpack_fn combine,
                                   const void *ctx);
+/* The same without offering parts of the array to the pin cache: for a caller that offers the
+ * whole array itself (pin_cache.h), whose parts would otherwise compete with it for the pin. */
+int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *host, size_t hpitch,
+                                     size_t width, size_t cols);
+int cufort_stage_to_host_unoffered(cufort_stream s, void *host, size_t hpitch, const void *dev,
+                                   size_t width, size_t cols);
 /* 1 when [p, p+bytes) lies in memory cufort pinned (cufort_host_alloc / cufort_host_register) */
 int cufort_host_pinned(const void *p, size_t bytes);
 /* 1 when the staging functions copy [p, p+bytes) by DMA without packing it: pinned, or held by the

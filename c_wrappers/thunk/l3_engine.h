@@ -1,0 +1,41 @@
+/* l3_engine.h — the Level-3 routines other than GEMM on host arrays (every ?trsm_host, ?trmm_host,
+ * ?symm_host, ?hemm_host and rank-k update entry point: the legacy thunking names, the modern
+ * host-array overloads and the drop-in library).
+ *
+ * Each is one operand kept on the device (the triangular or symmetric A; A and B of a rank-k
+ * update) and an output cut into independent panels (columns of B or C for a left-side routine and
+ * for the rank-k updates, rows for a right-side one), whose uploads, compute and downloads overlap
+ * on three streams as the GEMM engine's tiles do.  A triangle moves only itself (and the panels of
+ * a rank-k update only C's triangle); what does not fit the device budget is split in two, the
+ * halves done by this engine and the coupling block by the GEMM engine, which runs out of core.
+ *
+ * Environment: CUFORT_DEVICE_MEMORY_CAP (gemm_engine.h); CUFORT_L3_PANEL, the panel width in
+ * rows or columns (default: an eighth of the output, 256 to 2048, rounded to 256). */
+#ifndef CUFORT_L3_ENGINE_H
+#define CUFORT_L3_ENGINE_H
+
+#include "internal.h"
+
+typedef enum {
+    CUFORT_L3_TRSM, CUFORT_L3_TRMM, CUFORT_L3_SYMM, CUFORT_L3_HEMM, CUFORT_L3_SYRK, CUFORT_L3_HERK,
+    CUFORT_L3_SYR2K, CUFORT_L3_HER2K, CUFORT_L3_SYRKX, CUFORT_L3_HERKX
+} cufort_l3_op;
+
+/* One call, its arguments already checked (reference-BLAS positions) and its arrays host memory.
+ * TRSM and TRMM: the triangle A (order m or n by side) and B, which is read and written, given as
+ * C/ldc.  SYMM/HEMM: A, B and C.  Rank-k updates: n, k, A (and B for the 2k and kx forms) and C.
+ * The scalars are held as double complex whatever the precision (prec 's', 'd', 'c', 'z'); the
+ * real alpha and beta of the Hermitian forms as their real parts. */
+typedef struct {
+    cufort_l3_op op;
+    char prec, side, uplo, trans, diag;
+    int64_t m, n, k;
+    double _Complex alpha, beta;
+    const void *A, *B;
+    void *C;
+    int64_t lda, ldb, ldc;
+} cufort_l3;
+
+int cufort_thunk_l3(const char *routine, const cufort_l3 *call);
+
+#endif
