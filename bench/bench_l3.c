@@ -11,7 +11,8 @@
  * First calls (fresh arrays) and repeated calls (the median of BENCH_REPS, default 6, after them;
  * modes take turns call by call) are both reported.
  * BENCH_TAG is appended to the mode names (runs with another CUFORT_L3_PANEL, say).
- * Usage: bench_l3 [--sizes 4096,8192] [--routines gemm,trsm,trmm,syrk,symm]
+ * Usage: bench_l3 [--sizes 4096,8192] [--routines gemm,trsm,trmm,syrk,symm] (trsmR: a right-side
+ *        solve, syrkT: the transposed update, whose blocks are contiguous on the host)
  *        bench_l3 --ooc trsm|syrk N [K]   one single-precision call larger than the GPU, checked
  * Prints a table and appends "routine,n,mode,first_ms,ms,tflops" rows to $OUT/bench_l3.csv (else ./). */
 #define _GNU_SOURCE
@@ -85,7 +86,7 @@ static void traffic(const char *r, int n, double *up, double *down)
 {
     double m = 8.0 * n * n;
     if (!strcmp(r, "gemm") || !strcmp(r, "symm")) *up = 3 * m - (!strcmp(r, "symm") ? m / 2 : 0), *down = m;
-    else if (!strcmp(r, "syrk")) *up = m + m / 2, *down = m / 2;
+    else if (!strncmp(r, "syrk", 4)) *up = m + m / 2, *down = m / 2;
     else *up = m + m / 2, *down = m;
 }
 
@@ -93,6 +94,8 @@ static void engine(const char *r, int n, arrays *a)
 {
     if (!strcmp(r, "gemm")) CK(cufort_dgemm_host('N', 'N', n, n, n, 1.0, a->A, n, a->B, n, 0.5, a->C, n));
     else if (!strcmp(r, "trsm")) CK(cufort_dtrsm_host('L', 'L', 'N', 'N', n, n, 1.0, a->A, n, a->B, n));
+    else if (!strcmp(r, "trsmR")) CK(cufort_dtrsm_host('R', 'L', 'T', 'N', n, n, 1.0, a->A, n, a->B, n));
+    else if (!strcmp(r, "syrkT")) CK(cufort_dsyrk_host('L', 'T', n, n, 1.0, a->A, n, 0.5, a->C, n));
     else if (!strcmp(r, "trmm")) CK(cufort_dtrmm_host('L', 'U', 'N', 'N', n, n, 1.0, a->A, n, a->B, n));
     else if (!strcmp(r, "syrk")) CK(cufort_dsyrk_host('L', 'N', n, n, 1.0, a->A, n, 0.5, a->C, n));
     else CK(cufort_dsymm_host('L', 'L', n, n, 1.0, a->A, n, a->B, n, 0.5, a->C, n));
@@ -103,6 +106,8 @@ static void device_call(const char *r, int n, double *dA, double *dB, double *dC
 {
     if (!strcmp(r, "gemm")) CK(cufort_dgemm('N', 'N', n, n, n, 1.0, dA, n, dB, n, 0.5, dC, n));
     else if (!strcmp(r, "trsm")) CK(cufort_dtrsm('L', 'L', 'N', 'N', n, n, 1.0, dA, n, dB, n));
+    else if (!strcmp(r, "trsmR")) CK(cufort_dtrsm('R', 'L', 'T', 'N', n, n, 1.0, dA, n, dB, n));
+    else if (!strcmp(r, "syrkT")) CK(cufort_dsyrk('L', 'T', n, n, 1.0, dA, n, 0.5, dC, n));
     else if (!strcmp(r, "trmm")) CK(cufort_dtrmm('L', 'U', 'N', 'N', n, n, 1.0, dA, n, dB, n));
     else if (!strcmp(r, "syrk")) CK(cufort_dsyrk('L', 'N', n, n, 1.0, dA, n, 0.5, dC, n));
     else CK(cufort_dsymm('L', 'L', n, n, 1.0, dA, n, dB, n, 0.5, dC, n));
@@ -113,7 +118,7 @@ static void whole(const char *r, int n, arrays *a)
 {
     cufort_thunk t;
     CK(cufort_thunk_begin(&t, "bench_l3"));
-    int tri = !strcmp(r, "trsm") || !strcmp(r, "trmm"), syrk = !strcmp(r, "syrk");
+    int tri = !strncmp(r, "tr", 2), syrk = !strncmp(r, "syrk", 4);
     int iA = cufort_thunk_matrix(&t, a->A, n, n, n, 8, CUFORT_IN);
     int iB = syrk ? -1 : cufort_thunk_matrix(&t, a->B, n, n, n, 8, tri ? CUFORT_INOUT : CUFORT_IN);
     int iC = tri ? -1 : cufort_thunk_matrix(&t, a->C, n, n, n, 8, CUFORT_INOUT);

@@ -2,9 +2,9 @@
  * arrays (c_wrappers/thunk/l3_engine.c), through the _host entry points, against netlib's z-routines
  * in double complex (zgemm for the kx forms): every precision and side/uplo/trans/diag, odd shapes,
  * ld > rows with gaps that must survive, the triangle of C a rank-k update does not reference kept
- * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0; in three plans (one panel, many narrow
- * panels, out of core under a small CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, and
- * from 8 threads at once.  Error bound: 8 (d+2) eps (|alpha| |A||B| + |beta| |C|), d the inner
+ * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0; on the generic path that small outputs take
+ * and in three plans of the pipelines (one block, many narrow blocks, out of core under a small
+ * CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, and from 8 threads at once.  Error bound: 8 (d+2) eps (|alpha| |A||B| + |beta| |C|), d the inner
  * dimension; a solve's bound uses |A^-1|'s size, kept near 1 by a dominant diagonal. */
 #define _GNU_SOURCE
 #include <complex.h>
@@ -347,6 +347,9 @@ int main(void)
     printf("# backend %s\n", cufort_backend_name());
     unsetenv("CUFORT_L3_PANEL");
     unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    unsetenv("CUFORT_L3_WHOLE_BYTES");
+    sweep("whole arrays (small outputs)", 1);
+    setenv("CUFORT_L3_WHOLE_BYTES", "0", 1);   /* the pipelines from here on, whatever the size */
     sweep("one panel", 1);
     setenv("CUFORT_L3_PANEL", "5", 1);
     sweep("panels of 5", 0);
@@ -357,6 +360,7 @@ int main(void)
     setenv("CUFORT_L3_PANEL", "7", 1);
     ck_threads(8, thread_body, "8 threads, 6 calls each");
     unsetenv("CUFORT_L3_PANEL");
+    unsetenv("CUFORT_L3_WHOLE_BYTES");
     CHECK_OK(cufort_shutdown(), "shutdown");
     return ck_end();
 }

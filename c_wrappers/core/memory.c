@@ -33,6 +33,13 @@ static int allocate(const char *fn, void **p, int64_t bytes, cufort_registry *bl
     if (bytes == 0)         /* NULL stands for an empty array everywhere in the C ABI */
         return CUFORT_SUCCESS;
     st = alloc_op(blocks)(p, (size_t)bytes);
+    if (st && blocks == &cufort_device_blocks) {
+        /* an array the program has just freed may still be pinned, its addresses still the
+         * driver's (cudaErrorAlreadyMapped), until the pin cache's watcher has released it */
+        cufort_clear_error();
+        cufort_pin_cache_settle();
+        st = alloc_op(blocks)(p, (size_t)bytes);
+    }
     if (st)
         return cufort_fail(st, "%s: cannot allocate %lld bytes of %s (%s)", fn, (long long)bytes,
                            what, cufort_last_error());

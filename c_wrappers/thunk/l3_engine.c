@@ -1,437 +1,21 @@
-/* l3_engine.c — TRSM, TRMM, SYMM/HEMM and the rank-k updates on host arrays (see l3_engine.h).
- *
- * A call keeps one operand resident and streams panels of its output through SLOTS device slots:
- * panel p is uploaded (h2d) while panel p-1 computes (comp) and panel p-2 comes back (d2h), the
- * streams ordered by each slot's events.  The device work is the C ABI's own device-pointer
- * routines on this thread's engine streams, so the backends (cuBLAS or the CPU BLAS) are reached
- * exactly as a device-pointer call reaches them.
- *
- * Host arrays the program pinned, or that the pin cache holds whole, go to the DMA engines as
- * they lie; the others go through staging.  Each operand is offered to the pin cache whole, once
- * per call, so that a program repeating a call on the same arrays gets them pinned. */
-#include <complex.h>
-#include <ctype.h>
+/* l3_engine.c — TRSM, TRMM, SYMM/HEMM and the rank-k updates on host arrays (see l3_engine.h):
+ * which way a call goes.  Small outputs take the generic thunk path (every array staged whole, the
+ * device routine, the result staged back: for them the pipelines' extra steps cost more than their
+ * overlap gains, docs/performance.md); the others go through a pipeline (l3_triangular.c for TRSM
+ * and TRMM, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
+ * and a coupling GEMM (the GEMM engine, which runs out of core) when it does not. */
 #include <stdlib.h>
 
 #include "gemm_engine.h"
-#include "l3_engine.h"
-#include "pin_cache.h"
+#include "l3_internal.h"
 #include "scratch.h"
-#include "staging.h"
-#include "thread_state.h"
+#include "thunk.h"
 
-enum { SLOTS = 3, ALIGN = 256, MIN_PANEL = 256, MAX_PANEL = 2048 };
-enum { READY, COMPUTED, DONE, EVENTS };
+enum { MIN_BLOCK = 256, MAX_BLOCK = 2048 };
 
-typedef struct {
-    cufort_thread_state link;
-    cufort_stream h2d, comp, d2h;
-    cufort_event resident;              /* the resident operands are on the device */
-    cufort_event ev[SLOTS][EVENTS];
-} engine;
-
-static void release_engine(cufort_thread_state *s)
-{
-    engine *e = (engine *)s;
-    cufort_thunk_events_release(&e->resident, 1);
-    for (int i = 0; i < SLOTS; i++)
-        cufort_thunk_events_release(e->ev[i], EVENTS);
-    cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
-}
-
-static cufort_thread_states engines = CUFORT_THREAD_STATES(engine, release_engine);
-static _Thread_local engine *mine;
-
-static int my_engine(engine **out)
-{
-    engine *e = cufort_thread_state_get(&engines, (void **)&mine);
-    if (!e)
-        return CUFORT_ALLOC_FAILED;
-    int st = cufort_thunk_streams((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
-    for (int i = 0; i < SLOTS && !st; i++)
-        st = cufort_thunk_events(e->ev[i], EVENTS);
-    if (!st)
-        st = cufort_thunk_events(&e->resident, 1);
-    *out = e;
-    return st;
-}
-
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static size_t rounded(size_t bytes) { return (bytes + ALIGN - 1) / ALIGN * ALIGN; }
-static int is_rank_k(cufort_l3_op op) { return op >= CUFORT_L3_SYRK; }
 static int herm(cufort_l3_op op)
 {
     return op == CUFORT_L3_HEMM || op == CUFORT_L3_HERK || op == CUFORT_L3_HER2K || op == CUFORT_L3_HERKX;
-}
-
-/* ---- the device routines, through the C ABI ---- */
-
-#define R4(x) ((float)creal(x))
-#define C4(x) ((cufort_cfloat)(x))
-
-static int dev_gemm(char p, char ta, char tb, int64_t m, int64_t n, int64_t k, double complex al,
-                    const void *A, int64_t lda, const void *B, int64_t ldb, double complex be, void *C,
-                    int64_t ldc)
-{
-    switch (p) {
-    case 's': return cufort_sgemm(ta, tb, m, n, k, R4(al), A, lda, B, ldb, R4(be), C, ldc);
-    case 'd': return cufort_dgemm(ta, tb, m, n, k, creal(al), A, lda, B, ldb, creal(be), C, ldc);
-    case 'c': return cufort_cgemm(ta, tb, m, n, k, C4(al), A, lda, B, ldb, C4(be), C, ldc);
-    default: return cufort_zgemm(ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
-    }
-}
-
-static int dev_tri(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int64_t lda, void *B,
-                   int64_t ldb)
-{
-    double complex al = c->alpha;
-    char s = c->side, u = c->uplo, t = c->trans, d = c->diag;
-    if (c->op == CUFORT_L3_TRSM)
-        switch (c->prec) {
-        case 's': return cufort_strsm(s, u, t, d, m, n, R4(al), A, lda, B, ldb);
-        case 'd': return cufort_dtrsm(s, u, t, d, m, n, creal(al), A, lda, B, ldb);
-        case 'c': return cufort_ctrsm(s, u, t, d, m, n, C4(al), A, lda, B, ldb);
-        default: return cufort_ztrsm(s, u, t, d, m, n, al, A, lda, B, ldb);
-        }
-    switch (c->prec) {
-    case 's': return cufort_strmm(s, u, t, d, m, n, R4(al), A, lda, B, ldb);
-    case 'd': return cufort_dtrmm(s, u, t, d, m, n, creal(al), A, lda, B, ldb);
-    case 'c': return cufort_ctrmm(s, u, t, d, m, n, C4(al), A, lda, B, ldb);
-    default: return cufort_ztrmm(s, u, t, d, m, n, al, A, lda, B, ldb);
-    }
-}
-
-static int dev_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int64_t lda,
-                    const void *B, int64_t ldb, void *C, int64_t ldc)
-{
-    double complex al = c->alpha, be = c->beta;
-    char s = c->side, u = c->uplo;
-    switch (c->prec) {
-    case 's': return cufort_ssymm(s, u, m, n, R4(al), A, lda, B, ldb, R4(be), C, ldc);
-    case 'd': return cufort_dsymm(s, u, m, n, creal(al), A, lda, B, ldb, creal(be), C, ldc);
-    case 'c':
-        return c->op == CUFORT_L3_HEMM ? cufort_chemm(s, u, m, n, C4(al), A, lda, B, ldb, C4(be), C, ldc)
-                                       : cufort_csymm(s, u, m, n, C4(al), A, lda, B, ldb, C4(be), C, ldc);
-    default:
-        return c->op == CUFORT_L3_HEMM ? cufort_zhemm(s, u, m, n, al, A, lda, B, ldb, be, C, ldc)
-                                       : cufort_zsymm(s, u, m, n, al, A, lda, B, ldb, be, C, ldc);
-    }
-}
-
-/* the diagonal block of a rank-k update: n x n of C from n rows of op(A) (and op(B)) */
-static int dev_rank_k(const cufort_l3 *c, int64_t n, const void *A, int64_t lda, const void *B,
-                      int64_t ldb, double complex be, void *C, int64_t ldc)
-{
-    double complex al = c->alpha;
-    char u = c->uplo, t = c->trans, p = c->prec;
-    int64_t k = c->k;
-    switch (c->op) {
-    case CUFORT_L3_SYRK:
-        return p == 's' ? cufort_ssyrk(u, t, n, k, R4(al), A, lda, R4(be), C, ldc)
-             : p == 'd' ? cufort_dsyrk(u, t, n, k, creal(al), A, lda, creal(be), C, ldc)
-             : p == 'c' ? cufort_csyrk(u, t, n, k, C4(al), A, lda, C4(be), C, ldc)
-                        : cufort_zsyrk(u, t, n, k, al, A, lda, be, C, ldc);
-    case CUFORT_L3_HERK:
-        return p == 'c' ? cufort_cherk(u, t, n, k, R4(al), A, lda, R4(be), C, ldc)
-                        : cufort_zherk(u, t, n, k, creal(al), A, lda, creal(be), C, ldc);
-    case CUFORT_L3_SYR2K:
-        return p == 's' ? cufort_ssyr2k(u, t, n, k, R4(al), A, lda, B, ldb, R4(be), C, ldc)
-             : p == 'd' ? cufort_dsyr2k(u, t, n, k, creal(al), A, lda, B, ldb, creal(be), C, ldc)
-             : p == 'c' ? cufort_csyr2k(u, t, n, k, C4(al), A, lda, B, ldb, C4(be), C, ldc)
-                        : cufort_zsyr2k(u, t, n, k, al, A, lda, B, ldb, be, C, ldc);
-    case CUFORT_L3_HER2K:
-        return p == 'c' ? cufort_cher2k(u, t, n, k, C4(al), A, lda, B, ldb, R4(be), C, ldc)
-                        : cufort_zher2k(u, t, n, k, al, A, lda, B, ldb, creal(be), C, ldc);
-    case CUFORT_L3_SYRKX:
-        return p == 's' ? cufort_ssyrkx(u, t, n, k, R4(al), A, lda, B, ldb, R4(be), C, ldc)
-             : p == 'd' ? cufort_dsyrkx(u, t, n, k, creal(al), A, lda, B, ldb, creal(be), C, ldc)
-             : p == 'c' ? cufort_csyrkx(u, t, n, k, C4(al), A, lda, B, ldb, C4(be), C, ldc)
-                        : cufort_zsyrkx(u, t, n, k, al, A, lda, B, ldb, be, C, ldc);
-    default:
-        return p == 'c' ? cufort_cherkx(u, t, n, k, C4(al), A, lda, B, ldb, R4(be), C, ldc)
-                        : cufort_zherkx(u, t, n, k, al, A, lda, B, ldb, creal(be), C, ldc);
-    }
-}
-
-/* ---- one call ---- */
-
-typedef struct {
-    const char *p;
-    int64_t ld;
-    uintptr_t lo, hi;                   /* the part the DMA engines reach as it lies */
-    uint64_t pin;
-    int cached;                         /* the pin cache's, held until the call ends */
-} operand;
-
-typedef struct {
-    const cufort_l3 *c;
-    size_t es;
-    engine *e;
-    const cufort_backend_ops *ops;
-    operand a, b, out;                  /* out: B of TRSM/TRMM, C otherwise */
-    int rank_k, by_rows, c_in;          /* by_rows: right side, panels of rows */
-    int64_t ka;                         /* the order of A (TRSM, TRMM, SYMM) */
-    int64_t ar, ac;                     /* rank-k: the shape of A (and B) as stored */
-    int64_t rows, cols, w, panels;      /* the output and its panels */
-    char *dA, *dB, *slot[SLOTS], *slot_b[SLOTS], *tmp;
-} job;
-
-static void offer(job *j, operand *o, const void *p, int64_t rows, int64_t cols, int64_t ld)
-{
-    *o = (operand){.p = p, .ld = ld};
-    if (!p || rows <= 0 || cols <= 0)
-        return;
-    size_t span = (size_t)cufort_extent_mat(rows, cols, ld) * j->es;
-    if (cufort_host_pinned(p, span)) {
-        o->lo = (uintptr_t)p;
-        o->hi = o->lo + span;
-    } else {
-        o->cached = cufort_pin_cache_offer(p, span, &o->lo, &o->hi, &o->pin);
-    }
-}
-
-static const char *at(const job *j, const operand *o, int64_t r, int64_t c)
-{
-    return o->p + (size_t)(r + c * o->ld) * j->es;
-}
-
-static int dma(const operand *o, const char *h, size_t bytes)
-{
-    return (uintptr_t)h >= o->lo && (uintptr_t)h + bytes <= o->hi;
-}
-
-/* rows x cols of o from (r, c) to dev, dld apart; a pageable block whose device rows are not
- * packed goes through tmp (on the device) */
-static int put(job *j, const operand *o, int64_t r, int64_t c, int64_t rows, int64_t cols, char *dev,
-               int64_t dld, char *tmp)
-{
-    if (rows <= 0 || cols <= 0)
-        return CUFORT_SUCCESS;
-    const char *h = at(j, o, r, c);
-    size_t w = (size_t)rows * j->es, hp = (size_t)o->ld * j->es, dp = (size_t)dld * j->es;
-    cufort_stream s = j->e->h2d;
-    if (dma(o, h, hp * (size_t)(cols - 1) + w))
-        return j->ops->copy2d(dev, dp, h, hp, w, (size_t)cols, CUFORT_H2D, s, 1);
-    if (dld == rows)
-        return cufort_stage_to_device_unoffered(s, dev, h, hp, w, (size_t)cols);
-    int st = cufort_stage_to_device_unoffered(s, tmp, h, hp, w, (size_t)cols);
-    return st ? st : j->ops->copy2d(dev, dp, tmp, w, w, (size_t)cols, CUFORT_D2D, s, 1);
-}
-
-/* rows x cols packed on the device back to o at (r, c) */
-static int get(job *j, int64_t r, int64_t c, int64_t rows, int64_t cols, const char *dev)
-{
-    char *h = (char *)at(j, &j->out, r, c);
-    size_t w = (size_t)rows * j->es, hp = (size_t)j->out.ld * j->es;
-    cufort_stream s = j->e->d2h;
-    if (dma(&j->out, h, hp * (size_t)(cols - 1) + w))
-        return j->ops->copy2d(h, hp, dev, w, w, (size_t)cols, CUFORT_D2H, s, 1);
-    return cufort_stage_to_host_unoffered(s, h, hp, dev, w, (size_t)cols);
-}
-
-/* ---- planning ---- */
-
-static int64_t panel_width(int64_t dim)
-{
-    const char *env = getenv("CUFORT_L3_PANEL");
-    long long w = env ? atoll(env) : 0;
-    if (w <= 0)
-        w = min64(MAX_PANEL, max64(MIN_PANEL, cdiv(cdiv(dim, 8), 256) * 256));
-    return min64(dim, w);
-}
-
-static size_t resident_bytes(const job *j)
-{
-    if (!j->rank_k)
-        return rounded((size_t)(j->ka * j->ka) * j->es);
-    int two = j->c->op != CUFORT_L3_SYRK && j->c->op != CUFORT_L3_HERK;
-    return (size_t)(1 + two) * rounded((size_t)(j->ar * j->ac) * j->es);
-}
-
-static size_t slot_bytes(const job *j, int64_t w)
-{
-    return rounded((size_t)((j->by_rows ? j->cols : j->rows) * w) * j->es);
-}
-
-/* A rank-k update's staging area on the device: a pageable block that is not packed there (a
- * diagonal block of C when C is not read, w rows of an untransposed A or B) goes through it. */
-static size_t tmp_bytes(const job *j, int64_t w)
-{
-    if (!j->rank_k)
-        return 0;
-    int64_t diag = j->c_in ? 0 : w * w, rows = NOTR(j->c->trans) ? w * j->c->k : 0;
-    return rounded((size_t)max64(diag, rows) * j->es);
-}
-
-static size_t need(const job *j, int64_t w)
-{
-    int per_slot = j->c->op == CUFORT_L3_SYMM || j->c->op == CUFORT_L3_HEMM ? 2 : 1;
-    return resident_bytes(j) + (size_t)(SLOTS * per_slot) * slot_bytes(j, w) + tmp_bytes(j, w);
-}
-
-/* panel p: its rows and columns of the output, and where they start */
-static void region(const job *j, int64_t p, int64_t *r0, int64_t *c0, int64_t *rows, int64_t *cols)
-{
-    int64_t lo = p * j->w, len = min64(j->w, (j->by_rows ? j->rows : j->cols) - lo);
-    if (j->by_rows) {
-        *r0 = lo, *rows = len, *c0 = 0, *cols = j->cols;
-    } else if (!j->rank_k) {
-        *r0 = 0, *rows = j->rows, *c0 = lo, *cols = len;
-    } else {   /* the triangle's part of columns lo.. */
-        int lower = toupper((unsigned char)j->c->uplo) == 'L';
-        *c0 = lo, *cols = len;
-        *r0 = lower ? lo : 0;
-        *rows = lower ? j->rows - lo : lo + len;
-    }
-}
-
-/* ---- the pipeline ---- */
-
-/* the triangle, in blocks of columns of the panel width (slot 0, free until the panels start,
- * carries the pageable ones) */
-static int upload_triangle(job *j)
-{
-    int lower = toupper((unsigned char)j->c->uplo) == 'L', st = CUFORT_SUCCESS;
-    for (int64_t c0 = 0; c0 < j->ka && !st; c0 += j->w) {
-        int64_t cols = min64(j->w, j->ka - c0), r0 = lower ? c0 : 0;
-        int64_t rows = lower ? j->ka - c0 : c0 + cols;
-        st = put(j, &j->a, r0, c0, rows, cols, j->dA + (size_t)(r0 + c0 * j->ka) * j->es, j->ka,
-                 j->slot[0]);
-    }
-    return st ? st : j->ops->event_record(j->e->resident, j->e->h2d);
-}
-
-/* A rank-k update's panel of columns c0.. needs op(A)'s (and op(B)'s) rows from c0 on for a
- * lower C, up to c0 + cols for an upper one.  The panels go bottom up for a lower C, top down for
- * an upper one, so each brings one new block of rows and the first computes long before the last
- * rows are up. */
-static int64_t panel_at(const job *j, int64_t i)
-{
-    return j->rank_k && toupper((unsigned char)j->c->uplo) == 'L' ? j->panels - 1 - i : i;
-}
-
-static int upload_rows(job *j, const operand *o, char *dev, int64_t c0, int64_t cols)
-{
-    if (NOTR(j->c->trans))
-        return put(j, o, c0, 0, cols, j->c->k, dev + (size_t)c0 * j->es, j->ar, j->tmp);
-    return put(j, o, 0, c0, j->c->k, cols, dev + (size_t)(c0 * j->ar) * j->es, j->ar, NULL);
-}
-
-static int upload_panel(job *j, int s, int64_t r0, int64_t c0, int64_t rows, int64_t cols)
-{
-    const cufort_l3 *c = j->c;
-    switch (c->op) {
-    case CUFORT_L3_TRSM:
-    case CUFORT_L3_TRMM:
-        return put(j, &j->out, r0, c0, rows, cols, j->slot[s], rows, NULL);
-    case CUFORT_L3_SYMM:
-    case CUFORT_L3_HEMM: {
-        int st = put(j, &j->b, r0, c0, rows, cols, j->slot_b[s], rows, NULL);
-        return st || !j->c_in ? st : put(j, &j->out, r0, c0, rows, cols, j->slot[s], rows, NULL);
-    }
-    default: {
-        int st = upload_rows(j, &j->a, j->dA, c0, cols);
-        if (!st && j->dB)
-            st = upload_rows(j, &j->b, j->dB, c0, cols);
-        if (st || j->c_in)
-            return st ? st : put(j, &j->out, r0, c0, rows, cols, j->slot[s], rows, NULL);
-        /* beta = 0: only the diagonal block goes up, so that its other triangle (which the
-         * program may keep data in) comes back as it was */
-        int64_t off = toupper((unsigned char)c->uplo) == 'L' ? 0 : c0;
-        return put(j, &j->out, c0, c0, cols, cols, j->slot[s] + (size_t)off * j->es, rows, j->tmp);
-    }
-    }
-}
-
-/* row i of op(A) (or op(B)) on the device, and the transposes that multiply it into C */
-static const char *op_row(const job *j, const char *dev, int64_t i)
-{
-    return dev + (size_t)(NOTR(j->c->trans) ? i : i * j->ar) * j->es;
-}
-
-static int compute_panel(job *j, int s, int64_t c0, int64_t rows, int64_t cols)
-{
-    const cufort_l3 *c = j->c;
-    char *out = j->slot[s];
-    switch (c->op) {
-    case CUFORT_L3_TRSM:
-    case CUFORT_L3_TRMM:
-        return dev_tri(c, rows, cols, j->dA, j->ka, out, rows);
-    case CUFORT_L3_SYMM:
-    case CUFORT_L3_HEMM:
-        return dev_symm(c, rows, cols, j->dA, j->ka, j->slot_b[s], rows, out, rows);
-    default:
-        break;
-    }
-    /* rank k: the diagonal block, then the rectangle of the triangle's other rows (below it for
-     * a lower C, above it for an upper one) */
-    int lower = toupper((unsigned char)c->uplo) == 'L';
-    int64_t ld = max64(1, j->ar), k = c->k, diag = lower ? 0 : c0;
-    int64_t rect0 = lower ? c0 + cols : 0, rect_rows = rows - cols, rect_at = lower ? cols : 0;
-    const char *dB = j->dB ? j->dB : j->dA;
-    int st = dev_rank_k(c, cols, op_row(j, j->dA, c0), ld, op_row(j, dB, c0), ld, c->beta,
-                        out + (size_t)diag * j->es, rows);
-    if (st || rect_rows <= 0)
-        return st;
-    char h = herm(c->op) ? 'C' : 'T';
-    int n_form = NOTR(c->trans);
-    char ta = n_form ? 'N' : h, tb = n_form ? h : 'N';
-    char *dst = out + (size_t)rect_at * j->es;
-    /* C(rect, J) = alpha op(A)(rect) op(B)(J)^T [+ alpha' op(B)(rect) op(A)(J)^T] + beta C */
-    st = dev_gemm(c->prec, ta, tb, rect_rows, cols, k, c->alpha, op_row(j, j->dA, rect0), ld,
-                  op_row(j, dB, c0), ld, c->beta, dst, rows);
-    if (!st && (c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K))
-        st = dev_gemm(c->prec, ta, tb, rect_rows, cols, k,
-                      c->op == CUFORT_L3_HER2K ? conj(c->alpha) : c->alpha, op_row(j, dB, rect0), ld,
-                      op_row(j, j->dA, c0), ld, 1, dst, rows);
-    return st;
-}
-
-static int download_panel(job *j, int64_t i)
-{
-    int64_t r0, c0, rows, cols;
-    region(j, panel_at(j, i), &r0, &c0, &rows, &cols);
-    cufort_event *ev = j->e->ev[i % SLOTS];
-    int st = j->ops->stream_wait(j->e->d2h, ev[COMPUTED]);
-    if (!st)
-        st = get(j, r0, c0, rows, cols, j->slot[i % SLOTS]);
-    return st ? st : j->ops->event_record(ev[DONE], j->e->d2h);
-}
-
-/* Panel i's upload waits for the download of panel i - SLOTS (its slot), its compute for its
- * upload, its download for its compute; the download of panel i - 1 is queued after panel i's
- * compute, so that the host's staging of one overlaps the GPU's work on the other. */
-static int run(job *j)
-{
-    const cufort_backend_ops *ops = j->ops;
-    engine *e = j->e;
-    int st = CUFORT_SUCCESS;
-    if (!j->rank_k && !(st = upload_triangle(j)))
-        st = ops->stream_wait(e->comp, e->resident);
-    for (int64_t i = 0; i < j->panels && !st; i++) {
-        int s = (int)(i % SLOTS);
-        int64_t r0, c0, rows, cols;
-        region(j, panel_at(j, i), &r0, &c0, &rows, &cols);
-        if (i >= SLOTS)
-            st = ops->stream_wait(e->h2d, e->ev[s][DONE]);
-        if (!st)
-            st = upload_panel(j, s, r0, c0, rows, cols);
-        if (!st)
-            st = ops->event_record(e->ev[s][READY], e->h2d);
-        if (!st)
-            st = ops->stream_wait(e->comp, e->ev[s][READY]);
-        if (!st)
-            st = compute_panel(j, s, c0, rows, cols);
-        if (!st)
-            st = ops->event_record(e->ev[s][COMPUTED], e->comp);
-        if (!st && i >= 1)
-            st = download_panel(j, i - 1);
-    }
-    if (!st && j->panels)
-        st = download_panel(j, j->panels - 1);
-    return st;
 }
 
 /* ---- out of core: two halves and the coupling block ---- */
@@ -458,7 +42,7 @@ static int gemm_engine(const char *routine, const cufort_l3 *c, char ta, char tb
 
 static const char *elem(const cufort_l3 *c, const void *p, int64_t ld, int64_t r, int64_t col)
 {
-    size_t es = c->prec == 's' ? 4 : c->prec == 'z' ? 16 : 8;
+    size_t es = cufort_l3_esize(c->prec);
     return (const char *)p + (size_t)(r + col * ld) * es;
 }
 
@@ -471,10 +55,10 @@ static const char *op_block(const cufort_l3 *c, int64_t r0, int64_t c0, char *t)
 
 static int split_tri(const char *routine, const cufort_l3 *c)
 {
-    int left = toupper((unsigned char)c->side) == 'L';
+    int left = cufort_l3_left(c->side);
     int64_t ka = left ? c->m : c->n, h = ka / 2;
     /* lower: op(A) is lower triangular; lead: the half a solve starts from */
-    int lower = (toupper((unsigned char)c->uplo) == 'L') == NOTR(c->trans);
+    int lower = (!cufort_l3_upper(c->uplo)) == NOTR(c->trans);
     int lead_lo = left == lower;
     int64_t l0 = lead_lo ? 0 : h, ln = lead_lo ? h : ka - h, o0 = lead_lo ? h : 0, on = ka - ln;
     cufort_l3 lead = *c, other = *c;
@@ -510,7 +94,7 @@ static int split_tri(const char *routine, const cufort_l3 *c)
 
 static int split_symm(const char *routine, const cufort_l3 *c)
 {
-    int left = toupper((unsigned char)c->side) == 'L', upper = toupper((unsigned char)c->uplo) == 'U';
+    int left = cufort_l3_left(c->side), upper = cufort_l3_upper(c->uplo);
     int64_t ka = left ? c->m : c->n, h = ka / 2;
     int64_t start[2] = {0, h}, len[2] = {h, ka - h};
     for (int i = 0; i < 2; i++) {
@@ -544,7 +128,7 @@ static int split_symm(const char *routine, const cufort_l3 *c)
 static int split_rank_k(const char *routine, const cufort_l3 *c)
 {
     int64_t h = c->n / 2, n2 = c->n - h;
-    int lower = toupper((unsigned char)c->uplo) == 'L', nf = NOTR(c->trans);
+    int lower = !cufort_l3_upper(c->uplo), nf = NOTR(c->trans);
     int two = c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K;
     const void *B = c->op == CUFORT_L3_SYRK || c->op == CUFORT_L3_HERK ? c->A : c->B;
     int64_t ldb = B == c->A ? c->lda : c->ldb;
@@ -586,18 +170,57 @@ static int split(const char *routine, const cufort_l3 *c)
     }
 }
 
+/* ---- the generic path: every array whole ---- */
+
+static int whole(const char *routine, const cufort_l3 *c)
+{
+    size_t es = cufort_l3_esize(c->prec);
+    int rank_k = c->op >= CUFORT_L3_SYRK, tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
+    int64_t ka = cufort_l3_left(c->side) ? c->m : c->n;
+    int64_t ar = rank_k ? (NOTR(c->trans) ? c->n : c->k) : ka, ac = rank_k ? (NOTR(c->trans) ? c->k : c->n) : ka;
+    int64_t cr = rank_k ? c->n : c->m;
+    cufort_thunk t;
+    int st = cufort_thunk_begin(&t, routine);
+    if (st)
+        return st;
+    int iA = cufort_thunk_matrix(&t, c->A, ar, ac, c->lda, es, CUFORT_IN);
+    int iB = tri || c->op == CUFORT_L3_SYRK || c->op == CUFORT_L3_HERK
+                 ? -1 : cufort_thunk_matrix(&t, c->B, rank_k ? ar : c->m, rank_k ? ac : c->n, c->ldb, es, CUFORT_IN);
+    int iC = cufort_thunk_matrix(&t, c->C, cr, c->n, c->ldc, es, CUFORT_INOUT);
+    st = cufort_thunk_stage_in(&t);
+    if (st == CUFORT_SUCCESS) {
+        const void *A = cufort_thunk_ptr(&t, iA), *B = iB < 0 ? NULL : cufort_thunk_ptr(&t, iB);
+        void *C = cufort_thunk_ptr(&t, iC);
+        int64_t lda = cufort_thunk_ld(&t, iA), ldb = iB < 0 ? 1 : cufort_thunk_ld(&t, iB), ldc = cufort_thunk_ld(&t, iC);
+        st = tri ? cufort_l3_tri(c, c->alpha, c->m, c->n, A, lda, C, ldc)
+             : rank_k ? cufort_l3_rank_k(c, c->n, A, lda, B, ldb, c->beta, C, ldc)
+                      : cufort_l3_symm(c, c->m, c->n, A, lda, B, ldb, C, ldc);
+    }
+    return cufort_thunk_finish(&t, st);
+}
+
 /* ---- entry ---- */
 
-static int plan(job *j, size_t cap)
+static int64_t env_int(const char *name, int64_t dflt)
 {
-    int64_t dim = j->by_rows ? j->rows : j->cols;
-    j->w = panel_width(dim);
-    while (need(j, j->w) > cap && j->w > MIN_PANEL)
-        j->w = max64(MIN_PANEL, j->w / 2);
-    while (need(j, j->w) > cap && j->w > 1)   /* small outputs: narrower panels still */
-        j->w = j->w / 2;
-    j->panels = cdiv(dim, j->w);
-    return need(j, j->w) <= cap;
+    const char *v = getenv(name);
+    long long x = v && *v ? atoll(v) : -1;
+    return x >= 0 ? x : dflt;
+}
+
+/* The block or panel width: CUFORT_L3_PANEL, else an eighth of the dimension cut, 256 to 2048
+ * rounded to 256; narrower (down to 256, then further for small outputs) until the call fits cap.
+ * 0 when nothing fits. */
+static int64_t width(const cufort_l3 *c, int tri, int64_t dim, size_t cap)
+{
+    int64_t w = env_int("CUFORT_L3_PANEL", 0);
+    if (w <= 0)
+        w = cufort_l3_min(MAX_BLOCK, cufort_l3_max(MIN_BLOCK, (dim / 8 + 255) / 256 * 256));
+    w = cufort_l3_min(dim, w);
+    size_t (*need)(const cufort_l3 *, int64_t) = tri ? cufort_l3_triangular_need : cufort_l3_panels_need;
+    while (need(c, w) > cap && w > 1)
+        w = w > MIN_BLOCK ? cufort_l3_max(MIN_BLOCK, w / 2) : w / 2;
+    return need(c, w) <= cap ? w : 0;
 }
 
 int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
@@ -605,73 +228,55 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     int st = cufort_ensure_init(routine);
     if (st)
         return st;
-    job j = {.c = c, .es = c->prec == 's' ? 4 : c->prec == 'z' ? 16 : 8, .ops = cufort_ops()};
-    j.rank_k = is_rank_k(c->op);
-    int left = toupper((unsigned char)c->side) == 'L';
-    if (j.rank_k) {
-        j.rows = j.cols = c->n;
-        j.ar = NOTR(c->trans) ? c->n : c->k;
-        j.ac = NOTR(c->trans) ? c->k : c->n;
-    } else {
-        j.rows = c->m;
-        j.cols = c->n;
-        j.ka = left ? c->m : c->n;
-        j.by_rows = !left;
-    }
-    if (j.rows <= 0 || j.cols <= 0)
+    int rank_k = c->op >= CUFORT_L3_SYRK, tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
+    int sym = c->op == CUFORT_L3_SYMM || c->op == CUFORT_L3_HEMM, left = cufort_l3_left(c->side);
+    int64_t rows = rank_k ? c->n : c->m, cols = c->n, order = rank_k ? c->n : left ? c->m : c->n;
+    if (rows <= 0 || cols <= 0)
         return CUFORT_SUCCESS;
-    int sym = c->op == CUFORT_L3_SYMM || c->op == CUFORT_L3_HEMM;
-    j.c_in = (sym || j.rank_k) && c->beta != 0;
+    int64_t inner = rank_k ? c->k : order;   /* A (and a rank-k B) are empty when k = 0 */
+    int needs_b = !tri && c->op != CUFORT_L3_SYRK && c->op != CUFORT_L3_HERK;
+    if (!c->C || (inner > 0 && (!c->A || (needs_b && !c->B))))
+        return cufort_null_arg(routine, "a host array");
+    size_t es = cufort_l3_esize(c->prec);
+    if ((double)rows * (double)cols * (double)es <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 64 << 20))
+        return whole(routine, c);
     size_t cap = cufort_thunk_device_budget();
-    if (!plan(&j, cap)) {
-        int64_t order = j.rank_k ? c->n : j.ka;
+    /* the dimension the pipeline cuts: rows of B for a left TRSM/TRMM, columns otherwise (rows
+     * of C for a right SYMM) */
+    int64_t dim = tri ? order : sym && !left ? rows : cols;
+    int64_t w = width(c, tri, dim, cap);
+    char *buf = NULL;
+    if (w > 0 && (st = cufort_thunk_scratch((tri ? cufort_l3_triangular_need : cufort_l3_panels_need)(c, w),
+                                            (void **)&buf))) {
+        if (st != CUFORT_ALLOC_FAILED)
+            return cufort_in(routine, st);
+        cufort_clear_error();   /* another thread or process took the memory: halve the problem */
+        w = 0;
+    }
+    if (w == 0) {
         if (order < 2)
             return cufort_fail(CUFORT_ALLOC_FAILED,
                                "%s: the device memory cap (%zu bytes, CUFORT_DEVICE_MEMORY_CAP) is "
-                               "too small for one panel", routine, cap);
+                               "too small for one block", routine, cap);
         return split(routine, c);
     }
-    char *buf;
-    if ((st = my_engine(&j.e)))
+    cufort_l3_job j = {.c = c, .w = w};
+    if ((st = cufort_l3_begin(&j)))
         return cufort_in(routine, st);
-    size_t total = need(&j, j.w);
-    if ((st = cufort_thunk_scratch(total, (void **)&buf))) {
-        if (st != CUFORT_ALLOC_FAILED || (j.rank_k ? c->n : j.ka) < 2)
-            return cufort_in(routine, st);
-        cufort_clear_error();   /* another thread or process took the memory: halve the problem */
-        return split(routine, c);
-    }
-    j.dA = buf;
-    buf += resident_bytes(&j);
-    if (c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K || c->op == CUFORT_L3_SYRKX ||
-        c->op == CUFORT_L3_HERKX)
-        j.dB = j.dA + rounded((size_t)(j.ar * j.ac) * j.es);
-    for (int s = 0; s < SLOTS; s++, buf += slot_bytes(&j, j.w))
-        j.slot[s] = buf;
-    for (int s = 0; s < SLOTS && sym; s++, buf += slot_bytes(&j, j.w))
-        j.slot_b[s] = buf;
-    j.tmp = buf;
-    if (j.rank_k) {
-        offer(&j, &j.a, c->A, j.ar, j.ac, c->lda);
-        if (j.dB)
-            offer(&j, &j.b, c->B, j.ar, j.ac, c->ldb);
+    if (rank_k) {
+        int64_t ar = NOTR(c->trans) ? c->n : c->k, ac = NOTR(c->trans) ? c->k : c->n;
+        cufort_l3_offer(&j, &j.a, c->A, ar, ac, c->lda);
+        if (needs_b)
+            cufort_l3_offer(&j, &j.b, c->B, ar, ac, c->ldb);
     } else {
-        offer(&j, &j.a, c->A, j.ka, j.ka, c->lda);
+        cufort_l3_offer(&j, &j.a, c->A, order, order, c->lda);
         if (sym)
-            offer(&j, &j.b, c->B, c->m, c->n, c->ldb);
+            cufort_l3_offer(&j, &j.b, c->B, c->m, c->n, c->ldb);
     }
-    offer(&j, &j.out, c->C, j.rows, j.cols, c->ldc);
-    cufort_stream caller = cufort_swap_thread_stream(j.e->comp);
-    st = run(&j);
-    cufort_stream streams[] = {j.e->h2d, j.e->comp, j.e->d2h};
-    for (int i = 0; i < 3; i++) {   /* nothing may still touch the caller's arrays */
-        int sync = j.ops->stream_synchronize(streams[i]);
-        st = st ? st : sync;
-    }
+    cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
+    cufort_stream caller = cufort_swap_thread_stream(j.comp);
+    st = tri ? cufort_l3_triangular(&j, buf) : cufort_l3_panels(&j, buf);
+    st = cufort_l3_finish(&j, st);
     cufort_swap_thread_stream(caller);
-    operand *held[] = {&j.a, &j.b, &j.out};
-    for (int i = 0; i < 3; i++)
-        if (held[i]->cached)
-            cufort_pin_cache_done(held[i]->pin);
     return cufort_in(routine, st);
 }

@@ -413,6 +413,12 @@ void cufort_pin_cache_clear_way(const void *p, size_t bytes)
     pthread_mutex_unlock(&lock);
 }
 
+void cufort_pin_cache_settle(void)
+{
+    pthread_mutex_lock(&lock);
+    pthread_mutex_unlock(&lock);
+}
+
 void cufort_pin_cache_forget(const void *p, size_t bytes)
 {
     uintptr_t start = (uintptr_t)p, end = start + bytes;

@@ -25,6 +25,9 @@ int cufort_pin_cache_holds(const void *p, size_t bytes);
 /* before a plain copy of [p, p + bytes): the driver refuses a copy that starts inside a pinned
  * range and runs past its end, so such a pin is dropped first */
 void cufort_pin_cache_clear_way(const void *p, size_t bytes);
+/* returns once the watcher has released the pins of ranges the program unmapped so far: free()
+ * returns when the watcher has read the unmapping, the driver forgets the pin only after it */
+void cufort_pin_cache_settle(void);
 /* drop whatever the cache holds of [p, p + bytes): the program pins it itself */
 void cufort_pin_cache_forget(const void *p, size_t bytes);
 

@@ -1,0 +1,78 @@
+/* l3_internal.h — the parts of the Level-3 engine (l3_engine.h): one call's state and copies
+ * (l3_transfer.c), the device routines (l3_device.c), and the two pipelines over them, panels of
+ * the output (l3_panels.c: SYMM/HEMM and the rank-k updates) and blocks of a triangular solve or
+ * product (l3_triangular.c). */
+#ifndef CUFORT_L3_INTERNAL_H
+#define CUFORT_L3_INTERNAL_H
+
+#include <complex.h>
+
+#include "l3_engine.h"
+
+enum { L3_SLOTS = 3 };
+/* a slot's events: its upload is done; its compute is done; its download is done */
+enum { L3_READY, L3_COMPUTED, L3_DONE, L3_EVENTS };
+
+/* one host array of the call, and the part of it the DMA engines reach as it lies (pinned by
+ * the program, or held whole by the pin cache until the call ends) */
+typedef struct {
+    const char *p;
+    int64_t ld;
+    uintptr_t lo, hi;
+    uint64_t pin;
+    int cached;
+} cufort_l3_operand;
+
+/* one call on the device: this thread's streams (h2d, comp, d2h) and events, its operands, and
+ * the device memory the pipeline carved */
+typedef struct {
+    const cufort_l3 *c;
+    size_t es;
+    const cufort_backend_ops *ops;
+    cufort_stream h2d, comp, d2h;
+    cufort_event *ev[L3_SLOTS];         /* L3_EVENTS each */
+    cufort_event resident;
+    cufort_l3_operand a, b, out;        /* out: B of TRSM/TRMM, C otherwise */
+    int64_t w;                          /* rows or columns of a panel or block */
+} cufort_l3_job;
+
+/* l3_transfer.c: the thread's streams and events into the job; the operands offered to the pin
+ * cache (whole) and released; copies of a block between an operand and device memory, dld
+ * apart there (a pageable block not packed on the device goes through tmp); a wait for all */
+int cufort_l3_begin(cufort_l3_job *j);
+void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int64_t rows,
+                     int64_t cols, int64_t ld);
+void cufort_l3_release(cufort_l3_job *j);
+int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c, int64_t rows,
+                  int64_t cols, char *dev, int64_t dld, char *tmp);
+int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
+                  const char *dev, int64_t dld, char *tmp);
+int cufort_l3_finish(cufort_l3_job *j, int status);
+
+/* l3_device.c: the device-pointer routines, scalars as double complex */
+int cufort_l3_gemm(char p, char ta, char tb, int64_t m, int64_t n, int64_t k, double complex al,
+                   const void *A, int64_t lda, const void *B, int64_t ldb, double complex be, void *C,
+                   int64_t ldc);
+int cufort_l3_tri(const cufort_l3 *c, double complex al, int64_t m, int64_t n, const void *A,
+                  int64_t lda, void *B, int64_t ldb);
+int cufort_l3_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int64_t lda,
+                   const void *B, int64_t ldb, void *C, int64_t ldc);
+int cufort_l3_rank_k(const cufort_l3 *c, int64_t n, const void *A, int64_t lda, const void *B,
+                     int64_t ldb, double complex be, void *C, int64_t ldc);
+
+/* the pipelines: the device bytes a call needs with blocks of w (a panel pipeline may shrink w
+ * further), and the call itself on `buf`, that many bytes of device scratch */
+size_t cufort_l3_panels_need(const cufort_l3 *c, int64_t w);
+int cufort_l3_panels(cufort_l3_job *j, char *buf);
+size_t cufort_l3_triangular_need(const cufort_l3 *c, int64_t w);
+int cufort_l3_triangular(cufort_l3_job *j, char *buf);
+
+/* helpers shared by the pipelines */
+static inline int64_t cufort_l3_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t cufort_l3_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline size_t cufort_l3_round(size_t bytes) { return (bytes + 255) / 256 * 256; }
+static inline size_t cufort_l3_esize(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
+static inline int cufort_l3_upper(char c) { return c == 'U' || c == 'u'; }
+static inline int cufort_l3_left(char c) { return c == 'L' || c == 'l'; }
+
+#endif

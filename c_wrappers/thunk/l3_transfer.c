@@ -1,0 +1,129 @@
+/* l3_transfer.c — one Level-3 engine call's streams and copies (l3_internal.h).
+ *
+ * Host arrays the program pinned, or that the pin cache holds whole, go to the DMA engines as
+ * they lie; the others go through staging.  Each operand is offered to the pin cache whole, once
+ * per call (the staging is told not to offer its parts, which would compete with it), so that a
+ * program repeating a call on the same arrays gets them pinned. */
+#include "l3_internal.h"
+#include "pin_cache.h"
+#include "scratch.h"
+#include "staging.h"
+#include "thread_state.h"
+
+typedef struct {
+    cufort_thread_state link;
+    cufort_stream h2d, comp, d2h;
+    cufort_event resident;
+    cufort_event ev[L3_SLOTS][L3_EVENTS];
+} engine;
+
+static void release_engine(cufort_thread_state *s)
+{
+    engine *e = (engine *)s;
+    cufort_thunk_events_release(&e->resident, 1);
+    for (int i = 0; i < L3_SLOTS; i++)
+        cufort_thunk_events_release(e->ev[i], L3_EVENTS);
+    cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
+}
+
+static cufort_thread_states engines = CUFORT_THREAD_STATES(engine, release_engine);
+static _Thread_local engine *mine;
+
+int cufort_l3_begin(cufort_l3_job *j)
+{
+    engine *e = cufort_thread_state_get(&engines, (void **)&mine);
+    if (!e)
+        return CUFORT_ALLOC_FAILED;
+    int st = cufort_thunk_streams((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
+    for (int i = 0; i < L3_SLOTS && !st; i++)
+        st = cufort_thunk_events(e->ev[i], L3_EVENTS);
+    if (!st)
+        st = cufort_thunk_events(&e->resident, 1);
+    if (st)
+        return st;
+    j->h2d = e->h2d, j->comp = e->comp, j->d2h = e->d2h, j->resident = e->resident;
+    for (int i = 0; i < L3_SLOTS; i++)
+        j->ev[i] = e->ev[i];
+    j->ops = cufort_ops();
+    j->es = cufort_l3_esize(j->c->prec);
+    return CUFORT_SUCCESS;
+}
+
+void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int64_t rows,
+                     int64_t cols, int64_t ld)
+{
+    *o = (cufort_l3_operand){.p = p, .ld = ld};
+    if (!p || rows <= 0 || cols <= 0)
+        return;
+    size_t span = (size_t)cufort_extent_mat(rows, cols, ld) * j->es;
+    if (cufort_host_pinned(p, span)) {
+        o->lo = (uintptr_t)p;
+        o->hi = o->lo + span;
+    } else {
+        o->cached = cufort_pin_cache_offer(p, span, &o->lo, &o->hi, &o->pin);
+    }
+}
+
+void cufort_l3_release(cufort_l3_job *j)
+{
+    cufort_l3_operand *held[] = {&j->a, &j->b, &j->out};
+    for (int i = 0; i < 3; i++)
+        if (held[i]->cached) {
+            cufort_pin_cache_done(held[i]->pin);
+            held[i]->cached = 0;
+        }
+}
+
+static const char *at(const cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c)
+{
+    return o->p + (size_t)(r + c * o->ld) * j->es;
+}
+
+static int dma(const cufort_l3_operand *o, const char *h, size_t bytes)
+{
+    return (uintptr_t)h >= o->lo && (uintptr_t)h + bytes <= o->hi;
+}
+
+int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c, int64_t rows,
+                  int64_t cols, char *dev, int64_t dld, char *tmp)
+{
+    if (rows <= 0 || cols <= 0)
+        return CUFORT_SUCCESS;
+    const char *h = at(j, o, r, c);
+    size_t w = (size_t)rows * j->es, hp = (size_t)o->ld * j->es, dp = (size_t)dld * j->es;
+    if (dma(o, h, hp * (size_t)(cols - 1) + w))
+        return j->ops->copy2d(dev, dp, h, hp, w, (size_t)cols, CUFORT_H2D, j->h2d, 1);
+    if (dld == rows)
+        return cufort_stage_to_device_unoffered(j->h2d, dev, h, hp, w, (size_t)cols);
+    int st = cufort_stage_to_device_unoffered(j->h2d, tmp, h, hp, w, (size_t)cols);
+    return st ? st : j->ops->copy2d(dev, dp, tmp, w, w, (size_t)cols, CUFORT_D2D, j->h2d, 1);
+}
+
+int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
+                  const char *dev, int64_t dld, char *tmp)
+{
+    if (rows <= 0 || cols <= 0)
+        return CUFORT_SUCCESS;
+    char *h = (char *)at(j, &j->out, r, c);
+    size_t w = (size_t)rows * j->es, hp = (size_t)j->out.ld * j->es, dp = (size_t)dld * j->es;
+    if (dma(&j->out, h, hp * (size_t)(cols - 1) + w))
+        return j->ops->copy2d(h, hp, dev, dp, w, (size_t)cols, CUFORT_D2H, j->d2h, 1);
+    if (dld != rows) {   /* packed on the device first */
+        int st = j->ops->copy2d(tmp, w, dev, dp, w, (size_t)cols, CUFORT_D2D, j->d2h, 1);
+        if (st)
+            return st;
+        dev = tmp;
+    }
+    return cufort_stage_to_host_unoffered(j->d2h, h, hp, dev, w, (size_t)cols);
+}
+
+int cufort_l3_finish(cufort_l3_job *j, int st)
+{
+    cufort_stream streams[] = {j->h2d, j->comp, j->d2h};
+    for (int i = 0; i < 3; i++) {   /* nothing may still touch the caller's arrays */
+        int sync = j->ops->stream_synchronize(streams[i]);
+        st = st ? st : sync;
+    }
+    cufort_l3_release(j);
+    return st;
+}
