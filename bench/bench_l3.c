@@ -14,6 +14,7 @@
  * Usage: bench_l3 [--sizes 4096,8192] [--routines gemm,trsm,trmm,syrk,symm] (trsmR: a right-side
  *        solve, syrkT: the transposed update, whose blocks are contiguous on the host)
  *        bench_l3 --ooc trsm|syrk N [K]   one single-precision call larger than the GPU, checked
+ *        bench_l3 --copy2d                 pinned copy rates of blocks of rows against whole columns
  * Prints a table and appends "routine,n,mode,first_ms,ms,tflops" rows to $OUT/bench_l3.csv (else ./). */
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -145,6 +146,33 @@ static double rate(int up)
     cudaFreeHost(h);
     cudaFree(d);
     return bytes / best;
+}
+
+/* pinned H2D/D2H rates of the blocks the pipelines move: whole columns (one 1-D copy) against
+ * blocks of rows (2-D copies of `width` bytes per column, pitch 64 KiB) */
+static void copy2d_rates(void)
+{
+    size_t pitch = 65536, cols = 8192, bytes = pitch * cols;
+    char *h, *d;
+    CK(cudaMallocHost((void **)&h, bytes));
+    CK(cudaMalloc((void **)&d, bytes));
+    size_t widths[] = {2048, 8192, 16384, 32768, 65536};
+    for (int up = 1; up >= 0; up--)
+        for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+            size_t w = widths[i];
+            double best = 1e30;
+            for (int rep = 0; rep < 5; rep++) {
+                double t0 = now();
+                CK(up ? cudaMemcpy2D(d, w, h, pitch, w, cols, cudaMemcpyHostToDevice)
+                      : cudaMemcpy2D(h, pitch, d, w, w, cols, cudaMemcpyDeviceToHost));
+                double t = now() - t0;
+                best = t < best ? t : best;
+            }
+            printf("copy2d %s: %6zu bytes x %zu columns, pitch %zu: %.1f GB/s\n", up ? "H2D" : "D2H", w, cols,
+                   pitch, w * cols / best / 1e9);
+        }
+    cudaFreeHost(h);
+    cudaFree(d);
 }
 
 static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
@@ -285,12 +313,23 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
         else if (!strcmp(argv[i], "--routines") && i + 1 < argc) routines = argv[++i];
-        else if (!strcmp(argv[i], "--ooc") && i + 2 < argc) {
+        else if (!strcmp(argv[i], "--copy2d")) {
+            CK(cufort_init());
+            copy2d_rates();
+            return 0;
+        } else if (!strcmp(argv[i], "--ooc") && i + 2 < argc) {
             CK(cufort_init());
             return ooc(argv[i + 1], atol(argv[i + 2]), i + 3 < argc ? atol(argv[i + 3]) : 0);
         }
     }
     CK(cufort_init());
+    {   /* the process's one-time costs (cuBLAS, the engines' streams) stay out of the first calls */
+        arrays w = make(512);
+        const char *all[] = {"gemm", "trsm", "syrk", "symm"};
+        for (int i = 0; i < 4; i++)
+            engine(all[i], 512, &w), whole(all[i], 512, &w);
+        release(w);
+    }
     double h2d = rate(1), d2h = rate(0);
     printf("pinned H2D %.1f GB/s, D2H %.1f GB/s\n", h2d / 1e9, d2h / 1e9);
     char path[4096];
