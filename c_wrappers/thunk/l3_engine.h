@@ -2,15 +2,16 @@
  * ?symm_host, ?hemm_host and rank-k update entry point: the legacy thunking names, the modern
  * host-array overloads and the drop-in library).
  *
- * Each is one operand kept on the device (the triangular or symmetric A; A and B of a rank-k
- * update) and an output cut into independent panels (columns of B or C for a left-side routine and
- * for the rank-k updates, rows for a right-side one), whose uploads, compute and downloads overlap
- * on three streams as the GEMM engine's tiles do.  A triangle moves only itself (and the panels of
- * a rank-k update only C's triangle); what does not fit the device budget is split in two, the
- * halves done by this engine and the coupling block by the GEMM engine, which runs out of core.
+ * A small output goes whole (the generic thunk path).  A larger one is pipelined on three streams
+ * as the GEMM engine's tiles are: TRSM and TRMM in blocks of B, each a GEMM over the blocks done
+ * and one small triangular call (l3_triangular.c); SYMM/HEMM and the rank-k updates in independent
+ * panels of the output (l3_panels.c).  A triangle moves only itself, a rank-k update's C only its
+ * triangle.  What does not fit the device budget is split in two halves, done by this engine, and
+ * the block coupling them, done by the GEMM engine (which runs out of core).
  *
- * Environment: CUFORT_DEVICE_MEMORY_CAP (gemm_engine.h); CUFORT_L3_PANEL, the panel width in
- * rows or columns (default: an eighth of the output, 256 to 2048, rounded to 256). */
+ * Environment: CUFORT_DEVICE_MEMORY_CAP (gemm_engine.h); CUFORT_L3_PANEL, the block or panel width
+ * (default an eighth of the dimension cut, 256 to 2048, rounded to 256); CUFORT_L3_WHOLE_BYTES, the
+ * largest output that goes whole (default 64 MiB). */
 #ifndef CUFORT_L3_ENGINE_H
 #define CUFORT_L3_ENGINE_H
 
