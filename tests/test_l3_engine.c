@@ -2,7 +2,7 @@
  * arrays (c_wrappers/thunk/l3_engine.c), through the _host entry points, against netlib's z-routines
  * in double complex (zgemm for the kx forms): every precision and side/uplo/trans/diag, odd shapes,
  * ld > rows with gaps that must survive, the triangle of C a rank-k update does not reference kept
- * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0; on the generic path that small outputs take
+ * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0; on the generic path that small calls take
  * and in three plans of the pipelines (one block, many narrow blocks, out of core under a small
  * CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, and from 8 threads at once.  Error bound: 8 (d+2) eps (|alpha| |A||B| + |beta| |C|), d the inner
  * dimension; a solve's bound uses |A^-1|'s size, kept near 1 by a dominant diagonal. */
@@ -348,7 +348,7 @@ int main(void)
     unsetenv("CUFORT_L3_PANEL");
     unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     unsetenv("CUFORT_L3_WHOLE_BYTES");
-    sweep("whole arrays (small outputs)", 1);
+    sweep("whole arrays (small calls)", 1);
     setenv("CUFORT_L3_WHOLE_BYTES", "0", 1);   /* the pipelines from here on, whatever the size */
     sweep("one panel", 1);
     setenv("CUFORT_L3_PANEL", "5", 1);

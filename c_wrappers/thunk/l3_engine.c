@@ -1,5 +1,5 @@
 /* l3_engine.c — TRSM, TRMM, SYMM/HEMM and the rank-k updates on host arrays (see l3_engine.h):
- * which way a call goes.  Small outputs take the generic thunk path (every array staged whole, the
+ * which way a call goes.  Small calls take the generic thunk path (every array staged whole, the
  * device routine, the result staged back: for them the pipelines' extra steps cost more than their
  * overlap gains, docs/performance.md); the others go through a pipeline (l3_triangular.c for TRSM
  * and TRMM, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
@@ -237,8 +237,12 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     int needs_b = !tri && c->op != CUFORT_L3_SYRK && c->op != CUFORT_L3_HERK;
     if (!c->C || (inner > 0 && (!c->A || (needs_b && !c->B))))
         return cufort_null_arg(routine, "a host array");
-    size_t es = cufort_l3_esize(c->prec);
-    if ((double)rows * (double)cols * (double)es <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 64 << 20))
+    /* the bytes of every operand (a rank-k update with a small C but a long k is pipelined too,
+     * rather than staged whole) */
+    double ar = rank_k ? (double)c->n * (double)c->k : (double)order * (double)order;
+    double bytes = (double)cufort_l3_esize(c->prec) *
+                   (ar * (1 + (rank_k && needs_b)) + (double)rows * (double)cols * (1 + sym));
+    if (bytes <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 128 << 20))
         return whole(routine, c);
     size_t cap = cufort_thunk_device_budget();
     /* the dimension the pipeline cuts: rows of B for a left TRSM/TRMM, columns otherwise (rows

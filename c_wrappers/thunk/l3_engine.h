@@ -2,7 +2,7 @@
  * ?symm_host, ?hemm_host and rank-k update entry point: the legacy thunking names, the modern
  * host-array overloads and the drop-in library).
  *
- * A small output goes whole (the generic thunk path).  A larger one is pipelined on three streams
+ * A small call goes whole (the generic thunk path).  A larger one is pipelined on three streams
  * as the GEMM engine's tiles are: TRSM and TRMM in blocks of B, each a GEMM over the blocks done
  * and one small triangular call (l3_triangular.c); SYMM/HEMM and the rank-k updates in independent
  * panels of the output (l3_panels.c).  A triangle moves only itself, a rank-k update's C only its
@@ -11,7 +11,7 @@
  *
  * Environment: CUFORT_DEVICE_MEMORY_CAP (gemm_engine.h); CUFORT_L3_PANEL, the block or panel width
  * (default an eighth of the dimension cut, 256 to 2048, rounded to 256); CUFORT_L3_WHOLE_BYTES, the
- * largest output that goes whole (default 64 MiB). */
+ * most bytes (all operands together) a call that goes whole may have (default 128 MiB). */
 #ifndef CUFORT_L3_ENGINE_H
 #define CUFORT_L3_ENGINE_H
 

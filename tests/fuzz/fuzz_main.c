@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     /* tiny calls by the million: the CPU BLAS's own threads would only spin (unless asked for) */
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
-    /* the fuzzer's arrays are small, and small Level-3 outputs take the generic thunk path (which
+    /* the fuzzer's arrays are small, and small Level-3 calls take the generic thunk path (which
      * every other _host routine fuzzes): the Level-3 pipelines are fuzzed instead, unless asked */
     setenv("CUFORT_L3_WHOLE_BYTES", "0", 0);
     setup_ops();
