@@ -24,19 +24,6 @@ int cufort_ensure_init(const char *routine)
     return st;
 }
 
-/* The MPI launchers' local-rank variables, so that each rank of a node takes its own GPU. */
-static int local_rank(void)
-{
-    static const char *vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
-                                 "MPI_LOCALRANKID", "SLURM_LOCALID", "PMI_LOCAL_RANK"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return atoi(v);
-    }
-    return -1;
-}
-
 static int choose_device(int count, int *chosen)
 {
     const char *env = getenv("CUFORT_DEVICE");
@@ -52,7 +39,7 @@ static int choose_device(int count, int *chosen)
         *chosen = (int)d;
         return CUFORT_SUCCESS;
     } else {
-        int rank = local_rank();
+        int rank = cufort_local_rank();   /* each rank of a node its own GPU, round robin */
         *chosen = rank >= 0 ? rank % count : 0;
     }
     if (*chosen >= count)

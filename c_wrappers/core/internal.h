@@ -109,6 +109,21 @@ int cufort_overlap(cufort_layout a, cufort_layout b);
  * parameter is at fault, so the F77 layer calls no xerbla and the drop-in falls back) */
 int cufort_alias_arg(const char *routine, const char *out, const char *in);
 
+/* ---- the MPI launcher's environment (launcher.c) ---- */
+/* local rank, ranks on this node, rank in the job: -1 when no launcher said */
+int cufort_local_rank(void);
+int cufort_local_size(void);
+int cufort_world_rank(void);
+/* how many of the node's ranks the local-rank rule puts on `device` of `devices`
+ * (CUFORT_RANKS_PER_DEVICE overrides; 1 without a launcher) */
+int cufort_ranks_on_device(int device, int devices);
+/* the device bytes one engine call of this rank may hold: what is free (and the thread's scratch,
+ * `held`) less a sixteenth (at least 256 MiB), and with several ranks on the card at most their
+ * share of it, so that ranks starting together do not each count the whole card as theirs */
+size_t cufort_rank_budget(size_t free_bytes, size_t total_bytes, size_t held, int ranks);
+/* CPUs this process may run on (its affinity mask, as the launcher bound it); 0 when unknown */
+int cufort_usable_cpus(void);
+
 /* Memory cufort allocates for itself (device scratch, pinned staging slots; pinned = 1 for host
  * memory): recorded like the program's blocks, so its calls' checks pass, but cufort_free and
  * cufort_host_free refuse it, so no pointer a program passes can free it. */

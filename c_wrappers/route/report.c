@@ -1,6 +1,6 @@
 /* report.c — a drop-in's CUFORT_REPORT table written at exit, from what stats.c, router.c and
  * adapt.c publish; nothing below calls back here.  The table goes to stderr, or to
- * CUFORT_REPORT_FILE ("%p" in the name becomes the process id, for MPI runs), appended in one
+ * CUFORT_REPORT_FILE ("%p" in the name becomes the process id, "%r" the MPI rank), appended in one
  * write so that several processes sharing one file do not interleave their lines. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -11,7 +11,31 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "route.h"
+
+/* the rank in the job of an MPI launch (its local rank when only that is known), else 0 */
+static int job_rank(void)
+{
+    int r = cufort_world_rank();
+    return r >= 0 ? r : cufort_local_rank() >= 0 ? cufort_local_rank() : 0;
+}
+
+/* "# rank R (local L of S), device D (name)": which GPU each rank of a job used */
+static void placement(FILE *f)
+{
+    int device = -1;
+    cufort_device_properties props;
+    fprintf(f, "# rank %d", job_rank());
+    if (cufort_local_size() > 0)
+        fprintf(f, " (local %d of %d)", cufort_local_rank(), cufort_local_size());
+    if (cufort_is_initialized() && !strcmp(cufort_backend_name(), "cuda") &&
+        cufort_get_device(&device) == CUFORT_SUCCESS &&
+        cufort_get_device_properties(device, &props) == CUFORT_SUCCESS)
+        fprintf(f, ", device %d (%s)\n", device, props.name);
+    else
+        fprintf(f, ", no GPU in use\n");
+}
 
 /* The whole report in one malloc'd string. */
 static char *format_report(void)
@@ -26,6 +50,7 @@ static char *format_report(void)
     fprintf(f, "# %s report (%s %d.%d.%d), pid %ld; %s: %s\n# %s\n", dropin_this.title,
             dropin_this.library, CUFORT_VERSION_MAJOR, CUFORT_VERSION_MINOR, CUFORT_VERSION_PATCH,
             (long)getpid(), dropin_this.cpu_name, dropin_this.cpu_path(), cfgline);
+    placement(f);
     dropin_adapt_list(f);
     fprintf(f, "# %-9s %10s %10s %10s %9s %12s %10s %16s\n", "routine", "calls", "gpu", "cpu",
             "fallback", "time_s", "GFLOP/s", "bytes_h<->d");
@@ -43,13 +68,14 @@ static char *format_report(void)
     return text;
 }
 
-/* "%p" -> pid; anything else verbatim. */
+/* "%p" -> pid, "%r" -> the rank in the job; anything else verbatim. */
 static void expand_path(const char *in, char *out, size_t n)
 {
     size_t o = 0;
     for (; *in && o + 1 < n; in++) {
-        if (in[0] == '%' && in[1] == 'p') {
-            int w = snprintf(out + o, n - o, "%ld", (long)getpid());
+        if (in[0] == '%' && (in[1] == 'p' || in[1] == 'r')) {
+            long v = in[1] == 'p' ? (long)getpid() : (long)job_rank();
+            int w = snprintf(out + o, n - o, "%ld", v);
             o = w > 0 && (size_t)w < n - o ? o + (size_t)w : n - 1;
             in++;
         } else {

@@ -231,7 +231,7 @@ static size_t parse_bytes(const char *s)
 }
 
 /* The default leaves a sixteenth of the memory (at least 256 MiB) to cuBLAS's workspace and to
- * whatever else runs on the device. */
+ * whatever else runs on the device, and gives MPI ranks sharing the card a share each. */
 size_t cufort_thunk_device_budget(void)
 {
     const char *env = getenv("CUFORT_DEVICE_MEMORY_CAP");
@@ -239,11 +239,13 @@ size_t cufort_thunk_device_budget(void)
     if (cufort_on_host())
         return cap;
     int64_t free_b = 0, total_b = 0;
+    int device = 0, devices = 0;
     if (cufort_ops()->mem_info(&free_b, &total_b))
         return cap;
-    size_t avail = (size_t)free_b + cufort_thunk_scratch_held();
-    size_t reserve = IMAX(avail / 16, (size_t)256 << 20);
-    size_t dflt = avail > reserve ? avail - reserve : 0;
+    if (cufort_ops()->device_count(&devices) || cufort_get_device(&device))
+        devices = 0;
+    size_t dflt = cufort_rank_budget((size_t)free_b, (size_t)total_b, cufort_thunk_scratch_held(),
+                                     cufort_ranks_on_device(device, devices));
     return cap < dflt ? cap : dflt;
 }
 

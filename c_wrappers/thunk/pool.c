@@ -8,6 +8,7 @@
  * them doubled a pageable DGEMM, whose uploads and downloads share the host's cores). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -160,6 +161,10 @@ void cufort_pool_run(int workers, cufort_pool_fn fn, void *ctx)
                                         __ATOMIC_RELAXED))
             __atomic_sub_fetch(&j.remaining, 1, __ATOMIC_RELAXED);
     }
-    while (__atomic_load_n(&j.remaining, __ATOMIC_ACQUIRE))
+    /* a helper on this thread's own core (an MPI rank bound to one) runs only if this one yields */
+    for (int spins = 0; __atomic_load_n(&j.remaining, __ATOMIC_ACQUIRE); spins++) {
         relax();
+        if (spins % 1024 == 1023)
+            sched_yield();
+    }
 }

@@ -96,13 +96,17 @@ int cufort_host_dma_ready(const void *p, size_t bytes)
 }
 
 /* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
- * cores), else WORKERS, or fewer when OpenMP offers fewer */
-static int staging_threads(void)
+ * cores), else WORKERS, or fewer when OpenMP or the process's CPU affinity offers fewer: an MPI
+ * rank bound to one core copies alone, since a helper with no core of its own only delays it */
+int cufort_staging_threads(void)
 {
     const char *env = getenv("CUFORT_STAGING_THREADS");
-    int t = env && atoi(env) > 0 ? atoi(env) : omp_get_max_threads();
-    int most = env && atoi(env) > 0 ? MAX_WORKERS : WORKERS;
-    return t < 1 ? 1 : t < most ? t : most;
+    if (env && atoi(env) > 0)
+        return atoi(env) < MAX_WORKERS ? atoi(env) : MAX_WORKERS;
+    int t = omp_get_max_threads(), cpus = cufort_usable_cpus();
+    if (cpus > 0 && cpus < t)
+        t = cpus;
+    return t < 1 ? 1 : t < WORKERS ? t : WORKERS;
 }
 
 /* A transfer is the packed device image of cols columns of width bytes (hpitch apart on the host),
@@ -352,7 +356,7 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
 
 static int workers_for(size_t bytes)
 {
-    int threads = staging_threads();
+    int threads = cufort_staging_threads();
     size_t least = min_piece(bytes), useful = (bytes + least - 1) / least;
     return useful < (size_t)threads ? (int)useful : threads;
 }

@@ -30,6 +30,8 @@ int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *hos
                                      size_t width, size_t cols);
 int cufort_stage_to_host_unoffered(cufort_stream s, void *host, size_t hpitch, const void *dev,
                                    size_t width, size_t cols);
+/* how many threads (the caller and pool helpers) copy one staged array */
+int cufort_staging_threads(void);
 /* 1 when [p, p+bytes) lies in memory cufort pinned (cufort_host_alloc / cufort_host_register) */
 int cufort_host_pinned(const void *p, size_t bytes);
 /* 1 when the staging functions copy [p, p+bytes) by DMA without packing it: pinned, or held by the

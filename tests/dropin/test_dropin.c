@@ -564,6 +564,17 @@ static void test_report_file(void)
               strstr(text, "\n# first fallback to the CPU BLAS: dgemm: cufort_init: ") != NULL,
           "no GPU with the cuda backend asked for: correct results, 3 fallbacks and why",
           "exit %d (%s); report:\n%s", rc, out, text);
+
+    /* an MPI rank: "%r" in the name is its rank in the job, and the report says where it ran */
+    const char *ranked = ckf("CUFORT_REPORT_FILE=%s/report.%%r.txt", tmpdir);
+    const char *mpi[] = {"CUFORT_REPORT=1", ranked, "OMPI_COMM_WORLD_RANK=13", "OMPI_COMM_WORLD_LOCAL_RANK=1",
+                         "OMPI_COMM_WORLD_LOCAL_SIZE=4", NULL};
+    rc = child("calls", out, sizeof out, mpi);
+    files = read_report(text, sizeof text, name, sizeof name);
+    CHECK(rc == 0 && files == 1 && !strcmp(name, "report.13.txt") &&
+              strstr(text, "\n# rank 13 (local 1 of 4), ") != NULL,
+          "report: %r replaced by the MPI rank; rank, local rank and device in the header",
+          "exit %d, %d files, last \"%s\"; report:\n%s", rc, files, name, text);
 }
 
 static void test_cpu_blas_choice(void)
