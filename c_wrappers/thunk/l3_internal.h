@@ -36,13 +36,13 @@ typedef struct {
     int64_t w;                          /* rows or columns of a panel or block */
 } cufort_l3_job;
 
-/* l3_transfer.c: the thread's streams and events into the job; the operands offered to the pin
- * cache (whole) and released; copies of a block between an operand and device memory, dld
- * apart there (a pageable block not packed on the device goes through tmp); a wait for all */
+/* l3_transfer.c: the thread's streams and events into the job; an operand offered to the pin
+ * cache (whole); copies of a block between an operand and device memory, dld apart there (a
+ * pageable block not packed on the device goes through tmp); the wait for all that also hands
+ * the operands' pins back */
 int cufort_l3_begin(cufort_l3_job *j);
 void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int64_t rows,
                      int64_t cols, int64_t ld);
-void cufort_l3_release(cufort_l3_job *j);
 int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c, int64_t rows,
                   int64_t cols, char *dev, int64_t dld, char *tmp);
 int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
@@ -60,8 +60,8 @@ int cufort_l3_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int6
 int cufort_l3_rank_k(const cufort_l3 *c, int64_t n, const void *A, int64_t lda, const void *B,
                      int64_t ldb, double complex be, void *C, int64_t ldc);
 
-/* the pipelines: the device bytes a call needs with blocks of w (a panel pipeline may shrink w
- * further), and the call itself on `buf`, that many bytes of device scratch */
+/* the pipelines: the device bytes a call needs with blocks of w (l3_engine.c narrows w until the
+ * call fits), and the call itself on `buf`, that many bytes of device scratch */
 size_t cufort_l3_panels_need(const cufort_l3 *c, int64_t w);
 int cufort_l3_panels(cufort_l3_job *j, char *buf);
 size_t cufort_l3_triangular_need(const cufort_l3 *c, int64_t w);

@@ -64,7 +64,7 @@ void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int6
     }
 }
 
-void cufort_l3_release(cufort_l3_job *j)
+static void release(cufort_l3_job *j)
 {
     cufort_l3_operand *held[] = {&j->a, &j->b, &j->out};
     for (int i = 0; i < 3; i++)
@@ -124,6 +124,6 @@ int cufort_l3_finish(cufort_l3_job *j, int st)
         int sync = j->ops->stream_synchronize(streams[i]);
         st = st ? st : sync;
     }
-    cufort_l3_release(j);
+    release(j);
     return st;
 }
