@@ -45,4 +45,8 @@ run "examples/user_kernel: your own CUDA kernel (csquare.cu) called from Fortran
     "$EX/user_kernel"
 echo
 echo "(the three matrixmod outputs must be identical, and the two SGEMM checksums; make check verifies both)"
+echo
+echo "MPI: examples/mpi/ holds a ScaLAPACK program run unchanged on cufort's drop-in BLAS, with mpirun"
+echo "lines (examples/mpi/run.sh) and a Slurm job (examples/mpi/cufort.sbatch); make check runs it on"
+echo "2 and 4 ranks (tests/examples/mpi.sh)."
 exit $status
