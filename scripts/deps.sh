@@ -11,8 +11,9 @@
 # tests the Fortran side with (mk/flang.mk).  It is installed the same way where it can be; where it
 # cannot, one line says the flang build and tests will be skipped, and that is no failure.
 # CUFORT_NO_FLANG=1 leaves it out.  Optional too, the same way: Open MPI and ScaLAPACK
-# (openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev), with which make check runs the MPI
-# example (tests/examples/mpi.sh); CUFORT_NO_MPI=1 leaves them out.
+# (openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev, scalapack-mpi-test), with which make check
+# runs the MPI example and ScaLAPACK's testers (tests/examples/mpi.sh, scalapack.sh);
+# CUFORT_NO_MPI=1 leaves them out.
 # Exit status: 0 all present, 1 something missing and not installed.
 set -euo pipefail
 
@@ -87,7 +88,8 @@ optional_flang() {   # never fails: without flang, make skips its flang part
 
 have_mpi() {   # what tests/examples/mpi.sh builds and runs the ScaLAPACK example with
     command -v mpif90 >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 &&
-        { have_lib libscalapack-openmpi.so || [ -e "$libdir/libscalapack-openmpi.so" ]; }
+        { have_lib libscalapack-openmpi.so || [ -e "$libdir/libscalapack-openmpi.so" ]; } &&
+        [ -x "$libdir/scalapack/openmpi-tests/xdlu" ]
 }
 
 optional_mpi() {   # never fails: without MPI and ScaLAPACK, make check skips the MPI example
@@ -97,13 +99,13 @@ optional_mpi() {   # never fails: without MPI and ScaLAPACK, make check skips th
         export DEBIAN_FRONTEND=noninteractive
         [ "$apt_updated" = 1 ] || apt-get update -q </dev/null >&2 || true
         if apt-get install -y -q --no-install-recommends openmpi-bin libopenmpi-dev \
-                libscalapack-openmpi-dev </dev/null >&2 && have_mpi; then
-            echo "cufort: Open MPI and ScaLAPACK installed: make check runs the MPI example" >&2
+                libscalapack-openmpi-dev scalapack-mpi-test </dev/null >&2 && have_mpi; then
+            echo "cufort: Open MPI and ScaLAPACK installed: make check runs the MPI example and ScaLAPACK's testers" >&2
             return 0
         fi
     fi
-    echo "cufort: Open MPI / ScaLAPACK not installed (openmpi-bin libopenmpi-dev libscalapack-openmpi-dev):" \
-         "the MPI example will be skipped" >&2
+    echo "cufort: Open MPI / ScaLAPACK not installed (openmpi-bin libopenmpi-dev libscalapack-openmpi-dev" \
+         "scalapack-mpi-test): the MPI example and ScaLAPACK's testers will be skipped" >&2
 }
 
 check_all
