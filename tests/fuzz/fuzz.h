@@ -162,7 +162,8 @@ static inline cufort_cdouble fz_c_d(fz_val v)
 typedef struct fz_worker fz_worker;
 typedef struct fz_op fz_op;
 
-/* what exec did with the call */
+/* what exec did with the call (skipped: legal but too large, or with several threads a call whose
+ * outcome another thread decides) */
 enum { FZ_RAN, FZ_SKIPPED, FZ_AVOIDED };
 
 /* operation groups, for the mix of calls */

@@ -127,14 +127,18 @@ int fz_draw_handle_slot(fz_worker *w, fz_rng *r, int kind, fz_handle *h)
         h->slot = live[fz_below(r, (uint64_t)nlive)];
         return 1;
     }
-    /* with several threads a stale plan's address may be another thread's live plan by now,
-     * sized differently: executing it would be the caller's error, not cufort's */
-    if (nused && p < 85 && !(kind == 'P' && fz_threads > 1)) {
+    /* With several threads a stale handle's address may be another thread's live object by now
+     * (a plan sized differently, a stream in use): executing, destroying or attaching it would be
+     * the caller's error, not cufort's, and the other thread's next call would pay for it.  Stale
+     * handles are drawn on one thread; there a stale handle equal to a live one is that one. */
+    if (nused && p < 85 && fz_threads == 1) {
         h->slot = used[fz_below(r, (uint64_t)nused)];
         return s[h->slot].live;
     }
     static const int bad[] = {FZ_H_NULL, FZ_H_NULL, FZ_H_BOGUS, FZ_H_JUNK};
     h->slot = p < 90 ? (int)fz_below(r, FZ_SLOTS) : bad[fz_below(r, 4)];
+    if (fz_threads > 1 && h->slot >= 0 && s[h->slot].h && !s[h->slot].live)
+        h->slot = FZ_H_BOGUS;   /* made up instead: never anybody's object */
     return h->slot >= 0 && s[h->slot].live;
 }
 

@@ -99,6 +99,10 @@ static int exec_free(fz_worker *w, const fz_op *op, const fz_call *c)
     const char *fn = pinned ? "cufort_host_free" : "cufort_free";
     const fz_array *a = &c->arg[0].a;
     int init = cufort_is_initialized();
+    /* with several threads, an address past a block or a freed one may be another thread's block
+     * by now: freeing it would be the caller's error, and that thread's next call would pay */
+    if (fz_threads > 1 && (a->place == FZ_FREED || (a->place != FZ_ALIAS && a->off >= a->bytes)))
+        return FZ_SKIPPED;
     fz_resolve(w, c);
     void *p = w->val[0].p;
     int own = a->place == (pinned ? FZ_PINNED : FZ_DEV) && a->off == 0 && init;

@@ -208,7 +208,7 @@ int fz_run_slice(int64_t calls_per_thread)
     }
     int problems = crashes + hangs + (int)(failures > 0 ? failures : 0);
     printf("fuzz: %lld calls, seed %llu, %d crashes, %d hangs, %lld failures (%d thread%s, calls %lld.., "
-           "%lld skipped as too large, %lld avoided as known defects, %.1f s)\n",
+           "%lld skipped as too large or racing another thread, %lld avoided as known defects, %.1f s)\n",
            (long long)made, (unsigned long long)fz_cfg.seed, crashes, hangs, (long long)failures, fz_threads,
            fz_threads > 1 ? "s" : "", (long long)fz_cfg.first, (long long)skipped, (long long)avoided,
            (double)(fz_now_ns() - t0) / 1e9);
