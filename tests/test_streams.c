@@ -186,6 +186,33 @@ static void thread_streams(void)
     CHECK_OK(cufort_stream_destroy(mine), "destroy main's stream");
 }
 
+/* A plan whose stream was destroyed after cufort_fft_set_stream: executing it is refused, not
+ * handed to cuFFT with a dead stream; with another stream (or NULL) set it runs again. */
+static void plan_stream_destroyed(void)
+{
+    cufort_fft_plan plan = NULL;
+    cufort_stream s = NULL;
+    void *in = NULL, *out = NULL;
+    if (!CHECK_OK(cufort_fft_plan_1d(&plan, CUFORT_FFT_C2C, 64, 1), "plan for the stream test") ||
+        !CHECK_OK(cufort_stream_create(&s), "stream for the plan") ||
+        !CHECK_OK(cufort_alloc(&in, 64 * 8), "fft in") || !CHECK_OK(cufort_alloc(&out, 64 * 8), "fft out"))
+        goto out;
+    float x[128];
+    ck_fill_f(x, 128);
+    cufort_set_vector(128, 4, x, 1, in, 1);
+    CHECK_OK(cufort_fft_set_stream(plan, s), "fft_set_stream");
+    CHECK_OK(cufort_fft_exec(plan, in, out, CUFORT_FFT_FORWARD), "exec on the plan's stream");
+    CHECK_OK(cufort_stream_destroy(s), "the plan's stream destroyed");
+    CHECK_FAILS_MSG(cufort_fft_exec(plan, in, out, CUFORT_FFT_FORWARD), CUFORT_INVALID_VALUE,
+                    "was destroyed after cufort_fft_set_stream", "exec on a plan whose stream is gone refused");
+    CHECK_OK(cufort_fft_set_stream(plan, NULL), "the default stream set instead");
+    CHECK_OK(cufort_fft_exec(plan, in, out, CUFORT_FFT_FORWARD), "exec on the default stream again");
+out:
+    cufort_fft_destroy(plan);
+    cufort_free(in);
+    cufort_free(out);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -197,6 +224,7 @@ int main(int argc, char **argv)
     streams();
     events();
     thread_streams();
+    plan_stream_destroyed();
     /* a shutdown destroys the streams and events left; their handles are stale afterwards */
     cufort_stream left = NULL;
     cufort_event left_event = NULL;

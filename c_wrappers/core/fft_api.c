@@ -236,5 +236,9 @@ int cufort_fft_exec(cufort_fft_plan plan, const void *in, void *out, int directi
     int st = cufort_enter(fn);
     if (st || (st = live(fn, plan)) || (st = check_direction(fn, plan, direction)))
         return st;
+    /* the stream set on the plan may have been destroyed since: cuFFT must not be given it */
+    if ((st = cufort_check_stream(fn, plan->stream)))
+        return cufort_fail(st, "%s: the plan's stream %p was destroyed after cufort_fft_set_stream "
+                           "(set another, or NULL)", fn, (void *)plan->stream);
     return cufort_fft_exec_on(fn, plan, in, out, direction, plan->stream);
 }

@@ -380,11 +380,13 @@ static int exec_exec(fz_worker *w, const fz_op *op, const fz_call *c)
     if (live && p->advanced && in_place && (real_in(p->type) || real_out(p->type)) &&
         fz_avoiding(FZ_K_FFT_REAL_INPLACE))
         return FZ_AVOIDED;
-    if (live && s->stream && fz_avoiding(FZ_K_STREAM_HANDLES)) {   /* its stream destroyed since? */
+    int stream_gone = 0;   /* the stream set on the plan destroyed since */
+    if (live && s->stream) {
         int alive = 0;
         for (int i = 0; i < FZ_SLOTS; i++)
             alive |= w->streams[i].live && w->streams[i].h == s->stream;
-        if (!alive)
+        stream_gone = !alive;
+        if (stream_gone && op->host && fz_avoiding(FZ_K_STREAM_HANDLES))
             return FZ_AVOIDED;
     }
     int dir = (int)a[3].i, init = cufort_is_initialized() || op->host;
@@ -394,8 +396,8 @@ static int exec_exec(fz_worker *w, const fz_op *op, const fz_call *c)
     fz_pred want = fz_expect_any();
     if (!init)
         want = fz_expect_status(CUFORT_NOT_INITIALIZED);
-    else if (!live || !dir_ok || (in_place && real_in_place_refused(p)))
-        want = fz_expect_status(CUFORT_INVALID_VALUE);
+    else if (!live || !dir_ok || (in_place && real_in_place_refused(p)) || (stream_gone && !op->host))
+        want = fz_expect_status(CUFORT_INVALID_VALUE);   /* a device exec refuses a dead stream */
     else {
         side is, os;
         layout(p, 1, in_place, &is);
