@@ -110,9 +110,8 @@ int cufort_fft_exec_host_parts(struct cufort_fft_plan_s *plan, const void *in, v
         st = cufort_stage_to_device_on(p->up, dev + i0, (const char *)in + i0, ib, ib, 1);
         if (!st && !(st = ops->event_record(p->uploaded[k], p->up)) &&
             !(st = ops->stream_wait(p->fft, p->uploaded[k]))) {
-            sp->stream = p->fft;
-            sp->normalize = plan->normalize;
-            st = cufort_fft_exec(sp, dev + i0, dev_out + o0, direction);
+            sp->normalize = plan->normalize;   /* on the pipeline's own stream, which no program holds */
+            st = cufort_fft_exec_on("cufort_fft_exec_host", sp, dev + i0, dev_out + o0, direction, p->fft);
         }
         if (!st && !(st = ops->event_record(p->transformed[k], p->fft))) {
             jobs[k] = (part_download){p, p->transformed[k], (char *)out + o0, dev_out + o0, ob};
