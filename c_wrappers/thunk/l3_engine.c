@@ -13,11 +13,6 @@
 
 enum { MIN_BLOCK = 256, MAX_BLOCK = 2048 };
 
-static int herm(cufort_l3_op op)
-{
-    return op == CUFORT_L3_HEMM || op == CUFORT_L3_HERK || op == CUFORT_L3_HER2K || op == CUFORT_L3_HERKX;
-}
-
 /* ---- out of core: two halves and the coupling block ---- */
 
 static void scalar(char prec, double complex v, void *out)
@@ -113,7 +108,7 @@ static int split_symm(const char *routine, const cufort_l3 *c)
         /* A(i, o) on the left, A(o, i) on the right: stored, or the transpose of what is */
         int64_t r = left ? start[i] : start[o], col = left ? start[o] : start[i];
         int stored = upper == (r < col);
-        char t = stored ? 'N' : herm(c->op) ? 'C' : 'T';
+        char t = stored ? 'N' : cufort_l3_herm(c->op) ? 'C' : 'T';
         const char *Ac = stored ? elem(c, c->A, c->lda, r, col) : elem(c, c->A, c->lda, col, r);
         st = left ? gemm_engine(routine, c, t, 'N', len[i], c->n, len[o], c->alpha, Ac, c->lda,
                                 elem(c, c->B, c->ldb, start[o], 0), c->ldb, 1, half.C, c->ldc)
@@ -146,7 +141,7 @@ static int split_rank_k(const char *routine, const cufort_l3 *c)
     }
     /* the off-diagonal block: rows of one half of op(A) times the other's, transposed */
     int64_t r = lower ? h : 0, col = lower ? 0 : h, m = lower ? n2 : h, n = lower ? h : n2;
-    char hc = herm(c->op) ? 'C' : 'T', ta = nf ? 'N' : hc, tb = nf ? hc : 'N';
+    char hc = cufort_l3_herm(c->op) ? 'C' : 'T', ta = nf ? 'N' : hc, tb = nf ? hc : 'N';
 #define ROWS(P, LD, i) (nf ? elem(c, P, LD, i, 0) : elem(c, P, LD, 0, i))
     void *C = (void *)elem(c, c->C, c->ldc, r, col);
     int st = gemm_engine(routine, c, ta, tb, m, n, c->k, c->alpha, ROWS(c->A, c->lda, r), c->lda,

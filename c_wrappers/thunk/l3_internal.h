@@ -49,6 +49,18 @@ int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t 
                   const char *dev, int64_t dld, char *tmp);
 int cufort_l3_finish(cufort_l3_job *j, int status);
 
+/* The pipelines' common loop over n steps, step i in slot i % L3_SLOTS: upload(i) on h2d (first,
+ * when reuse_slots, after the download of step i - L3_SLOTS), compute(i) on comp once it is up,
+ * and the download of step i - 1 on d2h once that one is computed, queued after step i's compute
+ * so that the host's staging of one overlaps the GPU's work on the other. */
+typedef struct {
+    int (*upload)(void *ctx, int64_t i);
+    int (*compute)(void *ctx, int64_t i);
+    int (*download)(void *ctx, int64_t i);
+    int reuse_slots;
+} cufort_l3_steps;
+int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps, void *ctx);
+
 /* l3_device.c: the device-pointer routines, scalars as double complex */
 int cufort_l3_gemm(char p, char ta, char tb, int64_t m, int64_t n, int64_t k, double complex al,
                    const void *A, int64_t lda, const void *B, int64_t ldb, double complex be, void *C,
@@ -74,5 +86,9 @@ static inline size_t cufort_l3_round(size_t bytes) { return (bytes + 255) / 256 
 static inline size_t cufort_l3_esize(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
 static inline int cufort_l3_upper(char c) { return c == 'U' || c == 'u'; }
 static inline int cufort_l3_left(char c) { return c == 'L' || c == 'l'; }
+static inline int cufort_l3_herm(cufort_l3_op op)
+{
+    return op == CUFORT_L3_HEMM || op == CUFORT_L3_HERK || op == CUFORT_L3_HER2K || op == CUFORT_L3_HERKX;
+}
 
 #endif

@@ -147,8 +147,7 @@ static int compute(panels *p, int s, int64_t c0, int64_t rows, int64_t cols)
                               out + (size_t)diag * j->es, rows);
     if (st || rect_rows <= 0)
         return st;
-    int herm = c->op == CUFORT_L3_HERK || c->op == CUFORT_L3_HER2K || c->op == CUFORT_L3_HERKX;
-    char h = herm ? 'C' : 'T', ta = NOTR(c->trans) ? 'N' : h, tb = NOTR(c->trans) ? h : 'N';
+    char h = cufort_l3_herm(c->op) ? 'C' : 'T', ta = NOTR(c->trans) ? 'N' : h, tb = NOTR(c->trans) ? h : 'N';
     char *dst = out + (size_t)rect_at * j->es;
     /* C(rect, J) = alpha op(A)(rect) op(B)(J)^T [+ alpha' op(B)(rect) op(A)(J)^T] + beta C */
     st = cufort_l3_gemm(c->prec, ta, tb, rect_rows, cols, c->k, c->alpha, op_row(p, p->dA, rect0), ld,
@@ -160,25 +159,35 @@ static int compute(panels *p, int s, int64_t c0, int64_t rows, int64_t cols)
     return st;
 }
 
-static int download(panels *p, int64_t i)
+/* the pipeline's steps (l3_internal.h): panel i in slot i % L3_SLOTS */
+static int upload_step(void *ctx, int64_t i)
 {
-    cufort_l3_job *j = p->j;
+    panels *p = ctx;
     int64_t r0, c0, rows, cols;
     region(p, i, &r0, &c0, &rows, &cols);
-    cufort_event *ev = j->ev[i % L3_SLOTS];
-    int st = j->ops->stream_wait(j->d2h, ev[L3_COMPUTED]);
-    if (!st)
-        st = cufort_l3_get(j, r0, c0, rows, cols, p->slot[i % L3_SLOTS], rows, NULL);
-    return st ? st : j->ops->event_record(ev[L3_DONE], j->d2h);
+    return upload(p, (int)(i % L3_SLOTS), r0, c0, rows, cols);
 }
 
-/* Panel i's upload waits for the download of panel i - L3_SLOTS (its slot), its compute for its
- * upload, its download for its compute; the download of panel i - 1 is queued after panel i's
- * compute, so that the host's staging of one overlaps the GPU's work on the other. */
+static int compute_step(void *ctx, int64_t i)
+{
+    panels *p = ctx;
+    int64_t r0, c0, rows, cols;
+    region(p, i, &r0, &c0, &rows, &cols);
+    return compute(p, (int)(i % L3_SLOTS), c0, rows, cols);
+}
+
+static int download_step(void *ctx, int64_t i)
+{
+    panels *p = ctx;
+    int64_t r0, c0, rows, cols;
+    region(p, i, &r0, &c0, &rows, &cols);
+    return cufort_l3_get(p->j, r0, c0, rows, cols, p->slot[i % L3_SLOTS], rows, NULL);
+}
+
+/* A panel's slot is reused L3_SLOTS panels later, once its download is done. */
 int cufort_l3_panels(cufort_l3_job *j, char *buf)
 {
     const cufort_l3 *c = j->c;
-    const cufort_backend_ops *ops = j->ops;
     panels p = {.j = j};
     size_t res, slot, tmp;
     shape(c, &p);
@@ -195,27 +204,7 @@ int cufort_l3_panels(cufort_l3_job *j, char *buf)
     p.tmp = buf;
     int st = CUFORT_SUCCESS;
     if (p.sym && !(st = upload_triangle(&p)))
-        st = ops->stream_wait(j->comp, j->resident);
-    for (int64_t i = 0; i < p.panels && !st; i++) {
-        int s = (int)(i % L3_SLOTS);
-        int64_t r0, c0, rows, cols;
-        region(&p, i, &r0, &c0, &rows, &cols);
-        if (i >= L3_SLOTS)
-            st = ops->stream_wait(j->h2d, j->ev[s][L3_DONE]);
-        if (!st)
-            st = upload(&p, s, r0, c0, rows, cols);
-        if (!st)
-            st = ops->event_record(j->ev[s][L3_READY], j->h2d);
-        if (!st)
-            st = ops->stream_wait(j->comp, j->ev[s][L3_READY]);
-        if (!st)
-            st = compute(&p, s, c0, rows, cols);
-        if (!st)
-            st = ops->event_record(j->ev[s][L3_COMPUTED], j->comp);
-        if (!st && i >= 1)
-            st = download(&p, i - 1);
-    }
-    if (!st && p.panels)
-        st = download(&p, p.panels - 1);
-    return st;
+        st = j->ops->stream_wait(j->comp, j->resident);
+    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 1};
+    return st ? st : cufort_l3_pipeline(j, p.panels, &steps, &p);
 }

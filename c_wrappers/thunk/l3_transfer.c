@@ -117,6 +117,39 @@ int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t 
     return cufort_stage_to_host_unoffered(j->d2h, h, hp, dev, w, (size_t)cols);
 }
 
+static int download_step(cufort_l3_job *j, const cufort_l3_steps *steps, void *ctx, int64_t i)
+{
+    cufort_event *ev = j->ev[i % L3_SLOTS];
+    int st = j->ops->stream_wait(j->d2h, ev[L3_COMPUTED]);
+    if (!st)
+        st = steps->download(ctx, i);
+    return st ? st : j->ops->event_record(ev[L3_DONE], j->d2h);
+}
+
+int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps, void *ctx)
+{
+    const cufort_backend_ops *ops = j->ops;
+    int st = CUFORT_SUCCESS;
+    for (int64_t i = 0; i < n && !st; i++) {
+        cufort_event *ev = j->ev[i % L3_SLOTS];
+        if (steps->reuse_slots && i >= L3_SLOTS)
+            st = ops->stream_wait(j->h2d, ev[L3_DONE]);
+        if (!st)
+            st = steps->upload(ctx, i);
+        if (!st)
+            st = ops->event_record(ev[L3_READY], j->h2d);
+        if (!st)
+            st = ops->stream_wait(j->comp, ev[L3_READY]);
+        if (!st)
+            st = steps->compute(ctx, i);
+        if (!st)
+            st = ops->event_record(ev[L3_COMPUTED], j->comp);
+        if (!st && i >= 1)
+            st = download_step(j, steps, ctx, i - 1);
+    }
+    return st || n == 0 ? st : download_step(j, steps, ctx, n - 1);
+}
+
 int cufort_l3_finish(cufort_l3_job *j, int st)
 {
     cufort_stream streams[] = {j->h2d, j->comp, j->d2h};

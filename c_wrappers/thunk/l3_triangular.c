@@ -115,25 +115,37 @@ static int compute(tri *t, int s, int64_t i, int64_t b0, int64_t bl, int64_t d0,
     return st;
 }
 
-static int download(tri *t, int64_t i)
+/* the pipeline's steps (l3_internal.h): block i, its events those of slot i % L3_SLOTS */
+static int upload_step(void *ctx, int64_t i)
 {
-    cufort_l3_job *j = t->j;
+    tri *t = ctx;
     int64_t b0, bl, d0, dn;
     block(t, i, &b0, &bl, &d0, &dn);
-    cufort_event *ev = j->ev[i % L3_SLOTS];
-    int st = j->ops->stream_wait(j->d2h, ev[L3_COMPUTED]);
+    return upload(t, b0, bl, d0, dn);
+}
+
+static int compute_step(void *ctx, int64_t i)
+{
+    tri *t = ctx;
+    int64_t b0, bl, d0, dn;
+    block(t, i, &b0, &bl, &d0, &dn);
+    return compute(t, (int)(i % L3_SLOTS), i, b0, bl, d0, dn);
+}
+
+static int download_step(void *ctx, int64_t i)
+{
+    tri *t = ctx;
+    int64_t b0, bl, d0, dn;
+    block(t, i, &b0, &bl, &d0, &dn);
     const char *src = t->trsm ? b_block(t, t->dB, b0) : t->slot[i % L3_SLOTS];
     int64_t ld = t->trsm ? t->m : t->left ? bl : t->m;
-    if (!st)
-        st = t->left ? cufort_l3_get(j, b0, 0, bl, t->n, src, ld, t->tmp_out)
-                     : cufort_l3_get(j, 0, b0, t->m, bl, src, ld, NULL);
-    return st ? st : j->ops->event_record(ev[L3_DONE], j->d2h);
+    return t->left ? cufort_l3_get(t->j, b0, 0, bl, t->n, src, ld, t->tmp_out)
+                   : cufort_l3_get(t->j, 0, b0, t->m, bl, src, ld, NULL);
 }
 
 int cufort_l3_triangular(cufort_l3_job *j, char *buf)
 {
     const cufort_l3 *c = j->c;
-    const cufort_backend_ops *ops = j->ops;
     tri t = {.j = j, .left = cufort_l3_left(c->side), .trsm = c->op == CUFORT_L3_TRSM,
              .t = NOTR(c->trans) ? 'N' : c->trans, .m = c->m, .n = c->n};
     t.ka = t.left ? c->m : c->n;
@@ -150,24 +162,7 @@ int cufort_l3_triangular(cufort_l3_job *j, char *buf)
         t.slot[s] = buf;
     t.tmp_in = buf, buf += in;
     t.tmp_out = buf;
-    int st = CUFORT_SUCCESS;
-    for (int64_t i = 0; i < t.blocks && !st; i++) {
-        int s = (int)(i % L3_SLOTS);
-        int64_t b0, bl, d0, dn;
-        block(&t, i, &b0, &bl, &d0, &dn);
-        st = upload(&t, b0, bl, d0, dn);
-        if (!st)
-            st = ops->event_record(j->ev[s][L3_READY], j->h2d);
-        if (!st)
-            st = ops->stream_wait(j->comp, j->ev[s][L3_READY]);
-        if (!st)
-            st = compute(&t, s, i, b0, bl, d0, dn);
-        if (!st)
-            st = ops->event_record(j->ev[s][L3_COMPUTED], j->comp);
-        if (!st && i >= 1)
-            st = download(&t, i - 1);
-    }
-    if (!st && t.blocks)
-        st = download(&t, t.blocks - 1);
-    return st;
+    /* no slot of B is reused: only a TRMM's output slots are, and its compute waits for them */
+    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 0};
+    return cufort_l3_pipeline(j, t.blocks, &steps, &t);
 }
