@@ -423,6 +423,19 @@ $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN) $(L3_BENCH_BIN): $(BUILD)/be
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
 	    -Wl,-rpath,'$$ORIGIN/../lib' -Wl,-rpath,$(CUDA_LIBDIR)
 
+# lapack_factor: LAPACK's factorizations as a legacy program calls them, linked against the system's
+# liblapack and libblas only (bench/lapack_run.sh chooses what runs: reference LAPACK on the drop-in,
+# or OpenBLAS); cusolver_factor: cuSOLVER on device arrays, the limit they are judged against
+LAPACK_BENCH_BIN := $(BUILD)/bench/lapack_factor
+CUSOLVER_BENCH_BIN := $(BUILD)/bench/cusolver_factor
+$(LAPACK_BENCH_BIN): bench/lapack_factor.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(FFLAGS) -J$(@D) -o $@ $< -llapack -lblas
+$(CUSOLVER_BENCH_BIN): bench/cusolver_factor.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcusolver \
+	    -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
+
 # Probes (bench/probes/, into $(BUILD)/bench/probes): the experiments behind design decisions, kept
 # to rerun on another machine (docs/performance.md says what each answered).
 PROBE_DIR := $(BUILD)/bench/probes
@@ -459,12 +472,13 @@ $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(L3_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
+             $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h) and trace_calls
 # against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline
 .PHONY: trace-build
 trace-build:
-	$(MAKE) BUILD=$(BUILD)/trace CFLAGS="$(CFLAGS) -DCUFORT_STAGE_TRACE" $(BUILD)/trace/bench/probes/trace_calls
+	$(MAKE) BUILD=$(BUILD)/trace CFLAGS="$(CFLAGS) -DCUFORT_STAGE_TRACE" $(BUILD)/trace/bench/probes/trace_calls \
+		$(BUILD)/trace/bench/bench_l3
 bench: bench-build
 	$(BENCH_BIN) $(BENCH_ARGS)
 	$(FFT_BENCH_BIN)

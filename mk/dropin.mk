@@ -91,8 +91,6 @@ tests: $(DROPIN_TEST_BINS)
 # ---- examples: an unchanged legacy program, linked against -lblas and relinked against the drop-in --------
 ifneq ($(FORTRAN_EXAMPLES),)
 DROPIN_EXAMPLES := $(EXBIN)/dgemm_loop $(EXBIN)/dgemm_loop_dropin
-EXAMPLE_BINS += $(DROPIN_EXAMPLES)
-examples: $(DROPIN_EXAMPLES)
 
 $(OBJ)/examples/dgemm_loop.o: examples/dgemm_loop.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -100,6 +98,14 @@ $(OBJ)/examples/dgemm_loop.o: examples/dgemm_loop.f90 $(FLAGS_FILE) | $(DEPS_STA
 $(EXBIN)/dgemm_loop: $(OBJ)/examples/dgemm_loop.o
 	@mkdir -p $(@D)
 	$(FC) -o $@ $< $(CPU_BLAS_LIBS)
+# lapack_solve: an unchanged LAPACK program (tests/examples/lapack.sh runs it on reference LAPACK with
+# the drop-in preloaded); 4-byte INTEGERs, as the system's LAPACK takes them.
+ifeq ($(strip $(F77_FC_FLAGS)),)
+DROPIN_EXAMPLES += $(EXBIN)/lapack_solve
+$(EXBIN)/lapack_solve: examples/lapack_solve.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FC) $(CPU_FFLAGS) -J$(OBJ) -o $@ $< -llapack $(CPU_BLAS_LIBS)
+endif
 # The same object relinked, unless the F77 layer's INTEGER size or names differ from the CPU BLAS's.
 ifeq ($(strip $(F77_FC_FLAGS)),)
 $(EXBIN)/dgemm_loop_dropin: $(OBJ)/examples/dgemm_loop.o $(DROPIN_LIB)
@@ -110,4 +116,6 @@ $(EXBIN)/dgemm_loop_dropin: examples/dgemm_loop.f90 $(DROPIN_LIB) $(FLAGS_FILE) 
 	@mkdir -p $(@D)
 	$(FC) $(ALL_FFLAGS) -o $@ $< -L$(LIB) -lcufort_blas $(RPATH_BIN)
 endif
+EXAMPLE_BINS += $(DROPIN_EXAMPLES)
+examples: $(DROPIN_EXAMPLES)
 endif

@@ -53,6 +53,8 @@ check_all() {
     { have_lib libopenblas.so.0 && { [ -e "$libdir/libopenblas.so" ] || [ -e /usr/lib/libopenblas.so ]; }; } ||
         need "CPU BLAS (OpenBLAS)" libopenblas0-pthread libopenblas-dev
     [ -e "$libdir/blas/libblas.a" ] || need "reference BLAS, static ($libdir/blas/libblas.a)" libblas-dev
+    { [ -e "$libdir/lapack/liblapack.so.3" ] && [ -e "$libdir/liblapack.so" ]; } ||
+        need "reference LAPACK ($libdir/lapack/liblapack.so.3, -llapack)" liblapack3 liblapack-dev
     [ -e /usr/include/fftw3.h ] || need "FFTW3 (fftw3.h, libfftw3)" libfftw3-dev
     command -v pkg-config >/dev/null 2>&1 || need "pkg-config" pkgconf
     command -v cmake >/dev/null 2>&1 || need "CMake" cmake

@@ -7,6 +7,7 @@
 #include "l3_internal.h"
 #include "pin_cache.h"
 #include "scratch.h"
+#include "stage_trace.h"
 #include "staging.h"
 #include "thread_state.h"
 
@@ -123,6 +124,7 @@ static int download_step(cufort_l3_job *j, const cufort_l3_steps *steps, void *c
     int st = j->ops->stream_wait(j->d2h, ev[L3_COMPUTED]);
     if (!st)
         st = steps->download(ctx, i);
+    TRACE_GPU(j->d2h, 'o', i, 0);
     return st ? st : j->ops->event_record(ev[L3_DONE], j->d2h);
 }
 
@@ -130,18 +132,22 @@ int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps
 {
     const cufort_backend_ops *ops = j->ops;
     int st = CUFORT_SUCCESS;
+    TRACE_HOST('L', n, j->w);
+    TRACE_GPU(j->h2d, 'l', n, j->w);
     for (int64_t i = 0; i < n && !st; i++) {
         cufort_event *ev = j->ev[i % L3_SLOTS];
         if (steps->reuse_slots && i >= L3_SLOTS)
             st = ops->stream_wait(j->h2d, ev[L3_DONE]);
         if (!st)
             st = steps->upload(ctx, i);
+        TRACE_GPU(j->h2d, 'u', i, 0);
         if (!st)
             st = ops->event_record(ev[L3_READY], j->h2d);
         if (!st)
             st = ops->stream_wait(j->comp, ev[L3_READY]);
         if (!st)
             st = steps->compute(ctx, i);
+        TRACE_GPU(j->comp, 'c', i, 0);
         if (!st)
             st = ops->event_record(ev[L3_COMPUTED], j->comp);
         if (!st && i >= 1)

@@ -9,7 +9,9 @@
  * slot free, P it packed or unpacked (b = group), q and Q a group's DMA being queued and queued
  * (a = group), G (GPU) that DMA done, X a wait for a slot's last DMA over (a = slot), D and d (GPU)
  * a direct copy queued and done, A a large upload's tail chosen (a = its first group, b = 1
- * streamed); M a caller's marker (bench/probes/trace_calls.c).  Each GPU event costs
+ * streamed); M a caller's marker (bench/probes/trace_calls.c); l3_transfer.c's L a Level-3 pipeline
+ * begun (a = steps, b = width), and on the GPU l its first upload queued, u, c and o step a's upload,
+ * compute and download done.  Each GPU event costs
  * a cudaEventCreate and a record on the copy's path: CUFORT_STAGE_TRACE_GPU=0 leaves them out. */
 #ifndef CUFORT_STAGE_TRACE_H
 #define CUFORT_STAGE_TRACE_H
