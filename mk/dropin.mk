@@ -27,6 +27,8 @@ DROPIN_LIB := $(LIB)/libcufort_blas.so
 DROPIN_XERBLA_OBJ := $(OBJ)/c_wrappers/f77/xerbla.o
 
 $(DROPIN_OBJS): CPPFLAGS += -Ic_wrappers/dropin -Ic_wrappers/route
+# LAPACK's row interchanges, shared among OpenMP threads (lapack_laswp.c)
+$(OBJ)/c_wrappers/dropin/lapack_laswp.o: CFLAGS += -fopenmp
 
 # The thresholds are compiled into profile.o: a change rebuilds it.
 DROPIN_SIG := $(DROPIN_GPU_THRESHOLD)|$(DROPIN_GPU_MIN_DIM)
@@ -39,7 +41,7 @@ $(OBJ)/c_wrappers/dropin/profile.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROP
 $(DROPIN_LIB): $(DROPIN_OBJS) $(ROUTE_OBJS) $(DROPIN_XERBLA_OBJ) $(LIB)/libcufort.so
 	@mkdir -p $(@D) && $(SO_CLEAN)
 	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
-	    -L$(LIB) -lcufort $(RPATH_LIB) -ldl -lm
+	    -L$(LIB) -lcufort $(RPATH_LIB) -fopenmp -ldl -lm
 	@$(SO_LINKS)
 
 # LIBS: for make install (expanded when its recipe runs); libs: its prerequisites were fixed already.
@@ -67,7 +69,7 @@ DROPIN_LAYER_OBJS = $(OBJ)/tests/generated/test_blas.dropin.o $(call support_obj
                     $(OBJ)/tests/dropin/layer.o
 
 DROPIN_TEST_BINS := $(if $(TEST_BLAS_SRC),$(TESTBIN)/test_blas_dropin $(TESTBIN)/test_blas_dropin_engine) \
-                    $(TESTBIN)/test_dropin $(TESTBIN)/test_adapt
+                    $(TESTBIN)/test_dropin $(TESTBIN)/test_adapt $(TESTBIN)/test_lapack_helpers
 $(TESTBIN)/test_blas_dropin: $(DROPIN_LAYER_OBJS) $(DROPIN_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS)
@@ -77,6 +79,11 @@ $(TESTBIN)/test_blas_dropin_engine: $(DROPIN_LAYER_OBJS) $(OBJ)/tests/dropin/for
 $(TESTBIN)/test_dropin: $(OBJ)/tests/dropin/test_dropin.o $(DROPIN_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS) -ldl
+
+# the LAPACK helpers (row interchanges, ILAENV) against their definitions
+$(TESTBIN)/test_lapack_helpers: $(OBJ)/tests/dropin/test_lapack_helpers.o $(DROPIN_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(filter %.o,$^) $(DROPIN_TEST_LDLIBS)
 
 # adapt.c's policy on a simulated clock: its object linked in directly, with the test's dropin_now_ns
 # and the BLAS drop-in's profile

@@ -2,32 +2,54 @@
  * this library's BLAS.  LAPACK asks its ILAENV for it; reference LAPACK answers 32-64, sizes
  * chosen for CPU caches, and every block step then makes Level-3 calls too thin to pay for their
  * trip over PCIe (docs/dropin-blas.md, "LAPACK on the drop-in").  This ILAENV answers the
- * block-size question (ISPEC = 1) with CUFORT_LAPACK_NB where that is set to a positive number,
- * and passes every other question, and every question when it is not set, to the ILAENV of the
- * LAPACK loaded after this library.  It takes effect where this library comes first: under
- * LD_PRELOAD, or linked before -llapack. */
+ * block-size question (ISPEC = 1):
+ *   CUFORT_LAPACK_NB=nb > 0   nb, for every routine;
+ *   CUFORT_LAPACK_NB=0        LAPACK's own answer;
+ *   unset                     DEFAULT_NB for the Cholesky and LU factorizations (xPOTRF, xGETRF),
+ *                             whose panels LAPACK factors recursively, so that wide blocks cost the
+ *                             CPU nothing; LAPACK's own answer for the others (a wide QR panel, say,
+ *                             is factored one column at a time).
+ * Every other question goes to the ILAENV of the LAPACK loaded after this library.  It takes
+ * effect where this library comes first: under LD_PRELOAD, or linked before -llapack. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dropin.h"
+
+enum { DEFAULT_NB = 1024, NOT_SET = -1 };
 
 typedef f77_int ilaenv_fn(const f77_int *, const char *, const char *, const f77_int *,
                           const f77_int *, const f77_int *, const f77_int *, size_t, size_t);
 
-/* CUFORT_LAPACK_NB, read once (0: not set); the environment may change later, the answer may not,
- * or one factorization would mix block sizes between its queries */
+/* CUFORT_LAPACK_NB, read once (NOT_SET when unset or not a number from 0 to 2^20): the
+ * environment may change later, the answer may not, or one factorization would mix block sizes
+ * between its queries */
 static f77_int chosen_nb(void)
 {
-    static f77_int nb = -1;
+    static f77_int nb = -2;
     f77_int v = __atomic_load_n(&nb, __ATOMIC_ACQUIRE);
-    if (v < 0) {
+    if (v == -2) {
         const char *s = getenv("CUFORT_LAPACK_NB");
-        long long x = s && *s ? atoll(s) : 0;
-        v = x > 0 && x <= 1 << 20 ? (f77_int)x : 0;
+        char *end = NULL;
+        long long x = s && *s ? strtoll(s, &end, 10) : -1;
+        v = end && *end == 0 && x >= 0 && x <= 1 << 20 ? (f77_int)x : NOT_SET;
         __atomic_store_n(&nb, v, __ATOMIC_RELEASE);
     }
     return v;
+}
+
+/* xPOTRF or xGETRF, as LAPACK passes the name (any case, blank-padded) */
+static int recursive_panels(const char *name, size_t len)
+{
+    if (len < 6 || !strchr("SDCZsdcz", name[0]) || (len > 6 && name[6] != ' '))
+        return 0;
+    char up[6];
+    for (int i = 1; i < 6; i++)
+        up[i] = (char)toupper((unsigned char)name[i]);
+    return !memcmp(up + 1, "POTRF", 5) || !memcmp(up + 1, "GETRF", 5);
 }
 
 f77_int F77_NAME(ilaenv, ILAENV)(const f77_int *ispec, const char *name, const char *opts,
@@ -38,6 +60,8 @@ f77_int F77_NAME(ilaenv, ILAENV)(const f77_int *ispec, const char *name, const c
     f77_int nb = chosen_nb();
     if (*ispec == 1 && nb > 0)
         return nb;
+    if (*ispec == 1 && nb == NOT_SET && recursive_panels(name, name_len))
+        return DEFAULT_NB;
     void *f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
     if (!f) {
         f = dlsym(RTLD_NEXT, "ilaenv_");

@@ -5,8 +5,9 @@
 #   - the residuals stay small, with LAPACK's own block size and with CUFORT_LAPACK_NB;
 #   - the preload takes LAPACK's BLAS calls (the report counts them);
 #   - the block size reaches LAPACK: a blocked lower DPOTRF of order n makes ceil(n/nb) - 1 DGEMM
-#     calls (its unblocked DPOTRF2 none, nor does DPOTRS), so the report's DGEMM count is 10 with
-#     reference LAPACK's answer of 64 at n = 700, 6 with CUFORT_LAPACK_NB=100, 0 with 700.
+#     calls (its recursive DPOTRF2 none, nor does DPOTRS), so at n = 700 the report's DGEMM count
+#     is 0 by default (the library's 1024 for DPOTRF), 10 with CUFORT_LAPACK_NB=0 (reference
+#     LAPACK's own 64), 6 with CUFORT_LAPACK_NB=100 and 2 with 300.
 # Reference LAPACK: $CUFORT_REF_LAPACK_DIR, else <build-dir>/lapack/reference (bench/lapack_run.sh
 # --collect), else the system's /usr/lib/<multiarch>/lapack (package liblapack3).
 # Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
@@ -63,8 +64,9 @@ else
     fi
 fi
 
-for nb in "" 100 "$N"; do
-    want=$(( (N + ${nb:-64} - 1) / ${nb:-64} - 1 ))
+for nb in "" 0 100 300; do
+    case $nb in "") size=1024 ;; 0) size=64 ;; *) size=$nb ;; esac
+    want=$(( (N + size - 1) / size - 1 ))
     run "nb$nb" "$nb" "$N" cholesky
     rc=$?
     got=$(calls "nb$nb" dgemm)
@@ -72,9 +74,9 @@ for nb in "" 100 "$N"; do
     if [ $rc -ne 0 ]; then
         bad "$what: exit status $rc: $(head -c 300 "$tmp/nb$nb.out")"
     elif [ "${got:-0}" != "$want" ]; then
-        bad "$what: $((${got:-0})) DGEMM calls, $want expected of block size ${nb:-64}"
+        bad "$what: $((${got:-0})) DGEMM calls, $want expected of block size $size"
     else
-        ok "$what: $want DGEMM calls, block size ${nb:-64}; $(cat "$tmp/nb$nb.out")"
+        ok "$what: $want DGEMM calls, block size $size; $(cat "$tmp/nb$nb.out")"
     fi
 done
 finish
