@@ -2,14 +2,15 @@
 # bench/lapack_run.sh [--collect] [build-dir] — LAPACK's factorizations as a legacy program runs them
 # (bench/lapack_factor.f90, unchanged between runs), three ways:
 #   reference LAPACK (Debian's liblapack3) on the drop-in BLAS under LD_PRELOAD, at LAPACK_NBS block
-#     sizes (CUFORT_LAPACK_NB; "ref" is LAPACK's own choice), each with the drop-in's report;
+#     sizes (CUFORT_LAPACK_NB; "default": not set, "ref": LAPACK's own choice), each with the
+#     drop-in's report;
 #   OpenBLAS's own LAPACK on every core;
 #   cuSOLVER on arrays already on the GPU (bench/cusolver_factor.c), the limit for a GPU LAPACK.
 # --collect copies the libraries this needs from this machine's packages into <build-dir>/lapack
 # (reference LAPACK and BLAS; OpenBLAS, 36 MB, xz-compressed, unpacked on first use), so that the
 # tree can run where they are not installed.
 # Environment: LAPACK_SIZES (default 8192 16384), LAPACK_ROUTINES (dpotrf dgetrf dgeqrf zpotrf; also
-# dgemm, for the CPU's rate), LAPACK_NBS (ref 256 512 1024 2048), LAPACK_REPS (3), LAPACK_IMPLS
+# dgemm, for the CPU's rate), LAPACK_NBS (default ref 512 2048), LAPACK_REPS (3), LAPACK_IMPLS
 # (openblas dropin cusolver), LAPACK_TIMEOUT (seconds per run, 300).  Output: $OUT (default <build-dir>/lapack-out):
 # lapack.csv ("impl,routine,n,nb,call,seconds,gflops"), one log per run, reports.
 set -uo pipefail
@@ -47,7 +48,7 @@ ln -sf ../libopenblas.so.0 "$ob/cpu/libopenblas.so.0"
 RT=$BUILD/runtime:$BUILD/lib:${CUDA_HOME:-/usr/local/cuda}/lib64
 SIZES=${LAPACK_SIZES:-8192 16384}
 ROUTINES=${LAPACK_ROUTINES:-dpotrf dgetrf dgeqrf zpotrf}
-NBS=${LAPACK_NBS:-ref 256 512 1024 2048}
+NBS=${LAPACK_NBS:-default ref 512 2048}
 REPS=${LAPACK_REPS:-3}
 IMPLS=" ${LAPACK_IMPLS:-openblas dropin cusolver} "
 LIMIT=${LAPACK_TIMEOUT:-300}
@@ -69,7 +70,7 @@ for n in $SIZES; do
         [[ $IMPLS == *" dropin "* ]] || NBS=""
         for nb in $NBS; do
             log=$OUT/dropin_${r}_${n}_nb$nb.log
-            [ "$nb" = ref ] && nbv="" || nbv=$nb
+            case $nb in default) nbv="" ;; ref) nbv=0 ;; *) nbv=$nb ;; esac
             CUFORT_LAPACK_NB=$nbv CUFORT_REPORT=1 CUFORT_REPORT_FILE=$OUT/report_${r}_${n}_nb$nb.txt \
                 LD_PRELOAD=$BUILD/lib/libcufort_blas.so LD_LIBRARY_PATH=$LIBS/reference:$ob/cpu:$RT \
                 timeout "$LIMIT" "$BUILD/bench/lapack_factor" "$r" "$n" "$REPS" > "$log" 2>&1
