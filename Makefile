@@ -473,7 +473,7 @@ $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(L3_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
              $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
-# trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h) and trace_calls
+# trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h), and trace_calls and bench_l3
 # against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline
 .PHONY: trace-build
 trace-build:

@@ -9,6 +9,8 @@
  * cpu_blas.c               the CPU BLAS found at run time (never ourselves)
  * errors.c                 xerbla calls, xerbla_array_, INTEGER narrowing (F77_INT64)
  * lsame.c                  the BLAS auxiliary lsame_
+ * lapack_nb.c, lapack_laswp.c  LAPACK helpers for a LAPACK on this library: ILAENV's block size,
+ *                          the row interchanges xLASWP on every core
  * The default xerbla_ is c_wrappers/f77/xerbla.c, linked in unchanged. */
 #ifndef CUFORT_DROPIN_H
 #define CUFORT_DROPIN_H
