@@ -65,7 +65,7 @@ f77_int F77_NAME(ilaenv, ILAENV)(const f77_int *ispec, const char *name, const c
     void *f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
     if (!f) {
         f = dlsym(RTLD_NEXT, "ilaenv_");
-        if (!f)   /* no LAPACK after us: ILAENV's answer for "unblocked" */
+        if (!f)   /* no LAPACK after us: 1, which for the block size means "unblocked" */
             return 1;
         __atomic_store_n(&next, f, __ATOMIC_RELEASE);
     }
