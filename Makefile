@@ -417,7 +417,7 @@ VEC_BENCH_BIN := $(BUILD)/bench/vec_bench
 # bench_l3: the other Level-3 routines on host arrays (the panel engine, the whole-array path, the
 # device routine, the roofline), and with --ooc one call larger than the GPU, checked
 L3_BENCH_BIN := $(BUILD)/bench/bench_l3
-$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN) $(L3_BENCH_BIN): $(BUILD)/bench/%: bench/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+$(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(VEC_BENCH_BIN) $(L3_BENCH_BIN): $(BUILD)/bench/%: bench/%.c bench/bench_util.h $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -fopenmp -Ic_wrappers/include -Ic_wrappers/core -Ic_wrappers/thunk $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcublas -lcudart -ldl -lm \
@@ -431,7 +431,7 @@ CUSOLVER_BENCH_BIN := $(BUILD)/bench/cusolver_factor
 $(LAPACK_BENCH_BIN): bench/lapack_factor.f90 $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(FC) $(FFLAGS) -J$(@D) -o $@ $< -llapack -lblas
-$(CUSOLVER_BENCH_BIN): bench/cusolver_factor.c $(FLAGS_FILE) | $(DEPS_STAMP)
+$(CUSOLVER_BENCH_BIN): bench/cusolver_factor.c bench/bench_util.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcusolver \
 	    -lcublas -lcudart -Wl,-rpath,$(CUDA_LIBDIR)

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "cufort.h"
 
 /* c_wrappers/thunk/staging.h (internal, exported) */
@@ -49,19 +50,6 @@ int cufort_stage_to_host(void *host, size_t hpitch, const void *dev, size_t widt
 typedef void (*f77_gemm)(const char *, const char *, const int *, const int *, const int *,
                          const void *, const void *, const int *, const void *, const int *,
                          const void *, void *, const int *, size_t, size_t);
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static size_t esize(char p) { return p == 's' ? 4 : p == 'd' ? 8 : 16; }
 static double flops(char p, int n) { return (p == 'z' ? 8.0 : 2.0) * n * (double)n * n; }
@@ -108,24 +96,17 @@ static int reps_for(int n)
 
 typedef void (*runner)(problem *, void *ctx);
 
-/* the median of reps times, which it sorts (t[0] is then the minimum) */
-static double sorted_median(double *t, int reps)
-{
-    qsort(t, reps, sizeof *t, cmp);
-    return reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-}
-
 static double median_ms(problem *pr, runner run, void *ctx)
 {
     int reps = reps_for(pr->n);
     double t[MAX_REPS];
     run(pr, ctx);   /* warm-up: plans, handles, buffers */
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         run(pr, ctx);
-        t[r] = (now() - t0) * 1e3;
+        t[r] = (bench_now() - t0) * 1e3;
     }
-    return sorted_median(t, reps);
+    return bench_median(t, reps);
 }
 
 /* ---- the paths ---- */
@@ -161,14 +142,14 @@ static void ab_engine(problem *pr, const char *spec)
             if (!(eq = strchr(var, '='))) continue;
             *eq = 0;
             if (eq[1]) setenv(var, eq + 1, 1); else unsetenv(var);
-            double t0 = now();
+            double t0 = bench_now();
             engine(pr, NULL);
-            if (r >= 0) t[k][r] = (now() - t0) * 1e3;
+            if (r >= 0) t[k][r] = (bench_now() - t0) * 1e3;
             unsetenv(var);
         }
     for (int k = 0; k < ns; k++) {
         char mode[160];
-        double med = sorted_median(t[k], reps);
+        double med = bench_median(t[k], reps);
         snprintf(mode, sizeof mode, "engine_pageable[%s] (min %.1f)", set[k], t[k][0]);
         emit(pr, mode, med);
     }
@@ -254,11 +235,11 @@ static void pinned_rates(double *h2d, double *d2h)
     double t[2][5];
     for (int r = 0; r < 6; r++)
         for (int dir = 0; dir < 2; dir++) {
-            double t0 = now();
+            double t0 = bench_now();
             CK(cudaMemcpy(dir ? h : d, dir ? d : h, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
-            if (r) t[dir][r - 1] = now() - t0;
+            if (r) t[dir][r - 1] = bench_now() - t0;
         }
-    for (int dir = 0; dir < 2; dir++) qsort(t[dir], 5, sizeof(double), cmp);
+    for (int dir = 0; dir < 2; dir++) qsort(t[dir], 5, sizeof(double), bench_cmp);
     *h2d = bytes / t[0][2];
     *d2h = bytes / t[1][2];
     cudaFreeHost(h);
@@ -282,13 +263,13 @@ static void copy_rates(void)
         for (int both = 0; both < 2; both++) {
             double best = 1e9;
             for (int r = 0; r < 4; r++) {
-                double t0 = now();
+                double t0 = bench_now();
                 size_t hp = strided ? pitch : width;
                 CK(cudaMemcpy2DAsync(d, width, h, hp, width, cols, cudaMemcpyHostToDevice, s[0]));
                 if (both)
                     CK(cudaMemcpy2DAsync(h2, hp, d2, width, width, cols, cudaMemcpyDeviceToHost, s[1]));
                 CK(cudaDeviceSynchronize());
-                double t = now() - t0;
+                double t = bench_now() - t0;
                 best = t < best ? t : best;
             }
             printf("# pinned copy %s, %s: %.1f GB/s each way\n", strided ? "16 KiB of each 64 KiB" : "packed",
@@ -310,15 +291,15 @@ static void copy_rates(void)
         CK(cudaMalloc(&d, bytes));
         double t[2][5];
         for (int r = 0; r < 6; r++) {   /* the first is a warm-up */
-            double t0 = now();
+            double t0 = bench_now();
             CK(cufort_stage_to_device(d, ph, shapes[k].pitch, shapes[k].width, shapes[k].cols));
             CK(cudaDeviceSynchronize());
-            double t1 = now();
+            double t1 = bench_now();
             CK(cufort_stage_to_host(ph, shapes[k].pitch, d, shapes[k].width, shapes[k].cols));
-            double t2 = now();
+            double t2 = bench_now();
             if (r) t[0][r - 1] = t1 - t0, t[1][r - 1] = t2 - t1;
         }
-        qsort(t[0], 5, sizeof(double), cmp), qsort(t[1], 5, sizeof(double), cmp);
+        qsort(t[0], 5, sizeof(double), bench_cmp), qsort(t[1], 5, sizeof(double), bench_cmp);
         printf("# staged pageable %s: H2D %.1f GB/s, D2H %.1f GB/s\n", shapes[k].what,
                bytes / t[0][2] / 1e9, bytes / t[1][2] / 1e9);
         cudaFree(d);
@@ -410,15 +391,15 @@ static void interleaved(problem *pr, timed_path *p, int np)
             run_ms[k][r] = 0;   /* 0: not run this round */
             if (out[k]) continue;
             for (int c = 0; c <= RUN; c++) {
-                double t0 = now();
+                double t0 = bench_now();
                 p[k].run(pr, p[k].ctx);
-                if (c > 0) run_ms[k][r] += (t[k][got[k]++] = (now() - t0) * 1e3) / RUN;
+                if (c > 0) run_ms[k][r] += (t[k][got[k]++] = (bench_now() - t0) * 1e3) / RUN;
             }
         }
         if (r != 1) continue;
         for (int j = 0; j < np; j++) {
             memcpy(sorted, t[j], got[j] * sizeof *sorted);
-            med[j] = sorted_median(sorted, got[j]);
+            med[j] = bench_median(sorted, got[j]);
             fastest[j] = sorted[0];
         }
         for (int k = 0; k < np; k++) {
@@ -429,7 +410,7 @@ static void interleaved(problem *pr, timed_path *p, int np)
         }
     }
     for (int k = 0; k < np; k++)
-        emit(pr, p[k].mode, med[k] = sorted_median(t[k], got[k]));
+        emit(pr, p[k].mode, med[k] = bench_median(t[k], got[k]));
     if (drop < 0 || np < 2) return;
     int better = -1;   /* the other path of the smaller median; it ran every round */
     for (int k = 0; k < np; k++)
@@ -440,7 +421,7 @@ static void interleaved(problem *pr, timed_path *p, int np)
     printf("# %c %d drop-in / %s, per round:", pr->p, pr->n, p[better].mode);
     for (int r = 0; r < rounds; r++)
         printf(" %.3f", ratio[nr++] = run_ms[drop][r] / run_ms[better][r]);
-    printf("; median %.3f\n", sorted_median(ratio, nr));
+    printf("; median %.3f\n", bench_median(ratio, nr));
 }
 
 static void emit(problem *pr, const char *mode_base, double ms)
@@ -566,7 +547,7 @@ int main(int argc, char **argv)
                     cudaEventElapsedTime(&ms, e0, e1);
                     t[r] = ms;
                 }
-                qsort(t, reps, sizeof *t, cmp);
+                qsort(t, reps, sizeof *t, bench_cmp);
                 double dev = t[reps / 2];
                 emit(&pr, "device", dev);
                 double roof = dev, tin = 3.0 * pr.bytes / h2d * 1e3, tout = pr.bytes / d2h * 1e3;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cufort.h"
 #include "thunk.h"
 
@@ -37,23 +38,6 @@
             exit(1);                                                                              \
         }                                                                                         \
     } while (0)
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* A (well conditioned: a dominant diagonal), B, C for one routine */
 typedef struct { double *A, *B, *C; } arrays;
@@ -139,9 +123,9 @@ static double rate(int up)
     CK(cudaMalloc(&d, bytes));
     double best = 1e30;
     for (int i = 0; i < 5; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         CK(up ? cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) : cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-        double t = now() - t0;
+        double t = bench_now() - t0;
         best = t < best ? t : best;
     }
     cudaFreeHost(h);
@@ -163,10 +147,10 @@ static void copy2d_rates(void)
             size_t w = widths[i];
             double best = 1e30;
             for (int rep = 0; rep < 5; rep++) {
-                double t0 = now();
+                double t0 = bench_now();
                 CK(up ? cudaMemcpy2D(d, w, h, pitch, w, cols, cudaMemcpyHostToDevice)
                       : cudaMemcpy2D(h, pitch, d, w, w, cols, cudaMemcpyDeviceToHost));
-                double t = now() - t0;
+                double t = bench_now() - t0;
                 best = t < best ? t : best;
             }
             printf("copy2d %s: %6zu bytes x %zu columns, pitch %zu: %.1f GB/s\n", up ? "H2D" : "D2H", w, cols,
@@ -185,9 +169,9 @@ static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
     /* first calls, each on fresh arrays */
     for (int m = 0; m < MODES; m++) {
         arrays a = make(n);
-        double t0 = now();
+        double t0 = bench_now();
         m == 0 ? engine(r, n, &a) : whole(r, n, &a);
-        first[m] = now() - t0;
+        first[m] = bench_now() - t0;
         release(a);
         t[m] = malloc(sizeof(double) * reps);
     }
@@ -196,9 +180,9 @@ static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
     arrays a = make(n);
     for (int rep = -2; rep < reps; rep++)
         for (int m = 0; m < MODES; m++) {
-            double t0 = now();
+            double t0 = bench_now();
             m == 0 ? engine(r, n, &a) : whole(r, n, &a);
-            if (rep >= 0) t[m][rep] = now() - t0;
+            if (rep >= 0) t[m][rep] = bench_now() - t0;
         }
     release(a);
     /* device: the compute alone */
@@ -214,19 +198,19 @@ static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
     release(h);
     for (int rep = -1; rep < 8; rep++) {
         cudaDeviceSynchronize();
-        double t0 = now();
+        double t0 = bench_now();
         device_call(r, n, dA, dB, dC);
         cudaDeviceSynchronize();
-        if (rep >= 0) dev[rep] = now() - t0;
+        if (rep >= 0) dev[rep] = bench_now() - t0;
     }
     cufort_free(dA), cufort_free(dB), cufort_free(dC);
-    double device = median(dev, 8), up, down;
+    double device = bench_median(dev, 8), up, down;
     traffic(r, n, &up, &down);
     double roof = fmax(device, fmax(up / h2d, down / d2h));
     double f = flops(r, n);
     const char *tag = getenv("BENCH_TAG") ? getenv("BENCH_TAG") : "";
     for (int m = 0; m < MODES; m++) {
-        double ms = median(t[m], reps);
+        double ms = bench_median(t[m], reps);
         char name[64];
         snprintf(name, sizeof name, "%s%s", names[m], tag);
         printf("%-5s %6d %-9s first %9.2f ms  repeated %9.2f ms  %6.1f TF/s  (%.0f%% of roofline)\n", r, n,
@@ -274,10 +258,10 @@ static int ooc(const char *r, long n, long k)
         for (long i = 0; i < n; i++) A[(size_t)i * n + i] = 2.0f + (i % 7) * 0.25f;
     fill_f(B, b_el, 12, 1.0f);
     for (int s = 0; s < SAMPLES; s++) memcpy(keep + (size_t)s * n, B + (size_t)col[s] * n, n * 4);
-    double t0 = now();
+    double t0 = bench_now();
     int st = trsm ? cufort_strsm_host('L', 'L', 'N', 'N', n, n, 1.0f, A, n, B, n)
                   : cufort_ssyrk_host('L', 'N', n, k, 1.0f, A, n, 0.5f, B, n);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     printf("ooc %s: status %d (%s), %.1f s, %.1f TF/s\n", r, st, st ? cufort_last_error() : "", t,
            (trsm ? (double)n * n * n : (double)n * n * k) / t / 1e12);
     int bad = st != 0;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
+
 #define CK(x)                                                                                     \
     do {                                                                                          \
         long long rc_ = (long long)(x);                                                           \
@@ -21,12 +23,6 @@
             exit(1);                                                                              \
         }                                                                                         \
     } while (0)
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static double uniform(unsigned long long *s)
 {
@@ -120,9 +116,7 @@ int main(int argc, char **argv)
         t[k] = ms * 1e-3;
         printf("%s %d %d %.4f %.1f\n", r, n, k + 1, t[k], flops / t[k] * 1e-9);
     }
-    double first = t[0];
-    qsort(t + 1, (size_t)(reps - 1), sizeof *t, cmp);
-    double med = reps > 1 ? t[1 + (reps - 1) / 2] : first;
+    double first = t[0], med = reps > 1 ? bench_median(t + 1, reps - 1) : first;
     printf("%s %d median %.4f %.1f (first %.4f)\n", r, n, med, flops / med * 1e-9, first);
     return 0;
 }

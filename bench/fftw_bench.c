@@ -33,6 +33,8 @@
 
 #include <fftw3.h>   /* flag and sign values */
 
+#include "bench_util.h"
+
 typedef struct {
     void *(*plan_dft_1d)(int, void *, void *, int, unsigned);
     void *(*plan_dft_2d)(int, int, void *, void *, int, unsigned);
@@ -91,13 +93,6 @@ static void set_threads(const char *lib_path, const char *threads_path, int n)
         return;
     }
     with(n);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 typedef struct {
@@ -248,25 +243,25 @@ int main(int argc, char **argv)
             void *in = pageable ? malloc(ib) : a.malloc(ib), *out = pageable ? malloc(ob) : a.malloc(ob);
             fill(in, c->in_reals);   /* touched before planning, as a program's data would be */
             memset(out, 0, ob);
-            double t0 = now();
+            double t0 = bench_now();
             void *p = make_plan(&a, c, in, out);
-            double t1 = now();
+            double t1 = bench_now();
             if (!p) {
                 printf("%-16s %-12s the planner returned NULL\n", c->name, mem);
                 failed = 1;
                 continue;
             }
             fill(in, c->in_reals);
-            double t2 = now();
+            double t2 = bench_now();
             a.execute(p);
-            double t3 = now();
+            double t3 = bench_now();
             double first = t3 - t2;
             int reps = (int)fmin(max_reps, fmax(5, 0.5 / fmax(first, 1e-6)));
             double *ts = malloc(sizeof *ts * (size_t)reps);
             for (int r = 0; r < reps; r++) {
-                double s = now();
+                double s = bench_now();
                 a.execute(p);
-                ts[r] = now() - s;
+                ts[r] = bench_now() - s;
             }
             qsort(ts, (size_t)reps, sizeof *ts, by_value);
             double med = reps % 2 ? ts[reps / 2] : 0.5 * (ts[reps / 2 - 1] + ts[reps / 2]);

@@ -41,8 +41,7 @@ if [ ! -e "$ob/libopenblas.so.0" ]; then
 fi
 # OpenBLAS under LAPACK's and BLAS's names; alone in its own folder for the drop-in's CPU path
 mkdir -p "$ob/as-lapack" "$ob/cpu"
-for n in liblapack.so.3 libblas.so.3; do ln -sf ../libopenblas.so.0 "$ob/as-lapack/$n"; done
-ln -sf ../libopenblas.so.0 "$ob/as-lapack/libopenblas.so.0"
+for n in liblapack.so.3 libblas.so.3 libopenblas.so.0; do ln -sf ../libopenblas.so.0 "$ob/as-lapack/$n"; done
 ln -sf ../libopenblas.so.0 "$ob/cpu/libopenblas.so.0"
 
 RT=$BUILD/runtime:$BUILD/lib:${CUDA_HOME:-/usr/local/cuda}/lib64

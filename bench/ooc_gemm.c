@@ -9,15 +9,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cufort.h"
 #include "../c_wrappers/thunk/gemm_engine.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 static float value(size_t i, unsigned seed)   /* in [-1, 1), cheap, never the same pattern twice */
 {
@@ -42,13 +36,13 @@ int main(int argc, char **argv)
            3 * elems * 4 / 1073741824.0);
     float *A = malloc(elems * 4), *B = malloc(elems * 4), *C = malloc(elems * 4);
     if (!A || !B || !C) { printf("out of host memory\n"); return 1; }
-    double t0 = now();
+    double t0 = bench_now();
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < elems; i++) A[i] = value(i, 1), B[i] = value(i, 2), C[i] = value(i, 3);
-    printf("filled in %.1f s\n", now() - t0);
-    t0 = now();
+    printf("filled in %.1f s\n", bench_now() - t0);
+    t0 = bench_now();
     int st = cufort_sgemm_host('N', 'N', n, n, n, 1.0f, A, n, B, n, 1.0f, C, n);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     cufort_gemm_plan_info info;
     cufort_thunk_gemm_last_plan(&info);
     printf("sgemm: status %d %s; %.2f s = %.1f TFLOP/s; plan: %s, tiles %lld x %lld x %lld, "

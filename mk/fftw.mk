@@ -88,7 +88,7 @@ endif
 
 # ---- bench (needs a GPU for its point): bench/fftw_run.sh runs it for every contestant -----------------
 FFTW_BENCH_BIN := $(BUILD)/bench/fftw_bench
-$(FFTW_BENCH_BIN): bench/fftw_bench.c $(FLAGS_FILE) | $(DEPS_STAMP)
+$(FFTW_BENCH_BIN): bench/fftw_bench.c bench/bench_util.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -o $@ $< -ldl -lm
 bench-build: $(FFTW_BENCH_BIN) $(FFTW_DROPIN_LIB)
