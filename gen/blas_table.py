@@ -3,8 +3,8 @@
 Each routine lists its arguments in reference-BLAS order (so an argument's 1-based position is the
 parameter number that xerbla reports) and, per precision variant, the concrete name.  Conditions are C
 expressions over the argument names; helpers usable in them:  NOTR(c) (c is 'N'), LEFT(c) (c is 'L'),
-IMAX(a, b).  IMAX(a, b), MUL_SAT(a, b) (a * b, saturating instead of overflowing).  Extents of arrays are given by
-their shape:
+IMAX(a, b), MUL_WIDE(a, b) (a * b exactly, in 128 bits: no int64 stride passes a product past
+INT64_MAX).  Extents of arrays are given by their shape:
   mat(rows, cols, ld)        column-major matrix, rows x cols inside leading dimension ld
   vec(n, inc)                BLAS vector of n elements at stride inc (negative: reversed, 0: one element)
   pack(count[, order])       contiguous run of count elements (a packed triangle of that order)
@@ -359,7 +359,7 @@ L3 = [
              BMat("B", "in", RB, CB, "ldb", "strideB", "batch"), Ld("ldb", RB),
              Int("strideB", "strideB >= 0"), Scalar("beta"),
              BMat("C", "inout", "m", "n", "ldc", "strideC", "batch"), Ld("ldc", "m"),
-             Int("strideC", "batch <= 1 || strideC >= MUL_SAT(ldc, n)"), Dim("batch")],
+             Int("strideC", "batch <= 1 || strideC >= MUL_WIDE(ldc, n)"), Dim("batch")],
             cublas="cublas{Q}gemmStridedBatched_64", cpu="c",
             doc="batch GEMMs, matrix i of each operand at stride*i (cuBLAS extension)"),
     Routine("geam", 3, std("{}geam"),

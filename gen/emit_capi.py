@@ -252,11 +252,16 @@ def cuda_entry(r, v):
         if a.kind == "hostref" and a.io != "in":
             post.append(f"    memcpy({a.name}, {a.name}_aligned, sizeof {a.name}_aligned);")
     aligned = {a.name for a in complex_args}
+    # a vector of at most one element is read or written at its start whatever the increment,
+    # but cuBLAS refuses some increments (INT32_MIN) even then: it gets 1
+    vec_len = {a.shape[2]: a.shape[1] for a in r.args if a.shape and a.shape[0] == "vec"}
     conv = []
     for n in names:
         a = args_by_name[n]
         if n in aligned:
             conv.append(f"{n}_aligned")
+        elif a.kind == "int" and n in vec_len:
+            conv.append(f"({vec_len[n]}) <= 1 ? 1 : {n}")
         elif a.kind == "opt":
             conv.append(f"{OPT_CONV[a.optkind]}({n})")
         elif a.kind == "int":

@@ -143,12 +143,7 @@ PRELUDE = r"""#include "check.h"   /* first: it asks for _GNU_SOURCE */
 #define IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define NOTR(c) (toupper((unsigned char)(c)) == 'N')
 #define LEFT(c) (toupper((unsigned char)(c)) == 'L')
-static inline int64_t te_mul_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
-}
-#define MUL_SAT(a, b) te_mul_sat((a), (b))
+#define MUL_WIDE(a, b) ((__int128)(a) * (__int128)(b))
 
 /* Buffers the calls point into: device memory (cufort_alloc) and host memory, zeroed, large enough
  * for every overlap case (arrays SPACING elements apart, complex double). */

@@ -36,13 +36,8 @@ static inline int cufort_opt_in(char c, const char *allowed)
 }
 
 /* ---- extents: elements an array argument spans from its base pointer (0 when empty) ---- */
-/* Extents saturate at INT64_MAX instead of wrapping, so an absurd size fails every check. */
-static inline int64_t cufort_mul_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
-}
-#define MUL_SAT(a, b) cufort_mul_sat((a), (b))
+/* the routine table's conditions compare with products of two int64 arguments exactly */
+#define MUL_WIDE(a, b) ((__int128)(a) * (__int128)(b))
 
 static inline int64_t cufort_extent_mat(int64_t rows, int64_t cols, int64_t ld)
 {

@@ -9346,7 +9346,7 @@ static int check_sgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -9419,7 +9419,7 @@ static int check_dgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -9492,7 +9492,7 @@ static int check_cgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }
@@ -9567,7 +9567,7 @@ static int check_zgemm_strided_batched(const char *fn, char transa, char transb,
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return cufort_bad_arg(fn, 11, "ldb");
     if (!(strideB >= 0)) return cufort_bad_arg(fn, 12, "strideB");
     if (!(ldc >= IMAX(1, m))) return cufort_bad_arg(fn, 15, "ldc");
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return cufort_bad_arg(fn, 16, "strideC");
     if (!(batch >= 0)) return cufort_bad_arg(fn, 17, "batch");
     return CUFORT_SUCCESS;
 }

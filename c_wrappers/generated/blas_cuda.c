@@ -10,7 +10,7 @@ int cufort_cuda_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIsamax_v2_64(h, n, (const float *)x, incx, &one_based), "cublasIsamax_v2_64");
+    st = cufort_cuda_status(cublasIsamax_v2_64(h, n, (const float *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIsamax_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -22,7 +22,7 @@ int cufort_cuda_idamax(int64_t n, const double *x, int64_t incx, int64_t *result
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIdamax_v2_64(h, n, (const double *)x, incx, &one_based), "cublasIdamax_v2_64");
+    st = cufort_cuda_status(cublasIdamax_v2_64(h, n, (const double *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIdamax_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -34,7 +34,7 @@ int cufort_cuda_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIcamax_v2_64(h, n, (const cuComplex *)x, incx, &one_based), "cublasIcamax_v2_64");
+    st = cufort_cuda_status(cublasIcamax_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIcamax_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -46,7 +46,7 @@ int cufort_cuda_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIzamax_v2_64(h, n, (const cuDoubleComplex *)x, incx, &one_based), "cublasIzamax_v2_64");
+    st = cufort_cuda_status(cublasIzamax_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIzamax_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -58,7 +58,7 @@ int cufort_cuda_isamin(int64_t n, const float *x, int64_t incx, int64_t *result)
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIsamin_v2_64(h, n, (const float *)x, incx, &one_based), "cublasIsamin_v2_64");
+    st = cufort_cuda_status(cublasIsamin_v2_64(h, n, (const float *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIsamin_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -70,7 +70,7 @@ int cufort_cuda_idamin(int64_t n, const double *x, int64_t incx, int64_t *result
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIdamin_v2_64(h, n, (const double *)x, incx, &one_based), "cublasIdamin_v2_64");
+    st = cufort_cuda_status(cublasIdamin_v2_64(h, n, (const double *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIdamin_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -82,7 +82,7 @@ int cufort_cuda_icamin(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIcamin_v2_64(h, n, (const cuComplex *)x, incx, &one_based), "cublasIcamin_v2_64");
+    st = cufort_cuda_status(cublasIcamin_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIcamin_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -94,7 +94,7 @@ int cufort_cuda_izamin(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     int64_t one_based = 0;
-    st = cufort_cuda_status(cublasIzamin_v2_64(h, n, (const cuDoubleComplex *)x, incx, &one_based), "cublasIzamin_v2_64");
+    st = cufort_cuda_status(cublasIzamin_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, &one_based), "cublasIzamin_v2_64");
     if (st) return st;
     *result = one_based - 1;
     return st;
@@ -105,7 +105,7 @@ int cufort_cuda_sasum(int64_t n, const float *x, int64_t incx, float *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSasum_v2_64(h, n, (const float *)x, incx, result), "cublasSasum_v2_64");
+    st = cufort_cuda_status(cublasSasum_v2_64(h, n, (const float *)x, (n) <= 1 ? 1 : incx, result), "cublasSasum_v2_64");
     return st;
 }
 
@@ -114,7 +114,7 @@ int cufort_cuda_dasum(int64_t n, const double *x, int64_t incx, double *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDasum_v2_64(h, n, (const double *)x, incx, result), "cublasDasum_v2_64");
+    st = cufort_cuda_status(cublasDasum_v2_64(h, n, (const double *)x, (n) <= 1 ? 1 : incx, result), "cublasDasum_v2_64");
     return st;
 }
 
@@ -123,7 +123,7 @@ int cufort_cuda_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasScasum_v2_64(h, n, (const cuComplex *)x, incx, result), "cublasScasum_v2_64");
+    st = cufort_cuda_status(cublasScasum_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, result), "cublasScasum_v2_64");
     return st;
 }
 
@@ -132,7 +132,7 @@ int cufort_cuda_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDzasum_v2_64(h, n, (const cuDoubleComplex *)x, incx, result), "cublasDzasum_v2_64");
+    st = cufort_cuda_status(cublasDzasum_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, result), "cublasDzasum_v2_64");
     return st;
 }
 
@@ -141,7 +141,8 @@ int cufort_cuda_saxpy(int64_t n, float alpha, const float *x, int64_t incx, floa
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSaxpy_v2_64(h, n, &alpha, (const float *)x, incx, (float *)y, incy), "cublasSaxpy_v2_64");
+    st = cufort_cuda_status(cublasSaxpy_v2_64(h, n, &alpha, (const float *)x, (n) <= 1 ? 1 : incx, (float *)y,
+                              (n) <= 1 ? 1 : incy), "cublasSaxpy_v2_64");
     return st;
 }
 
@@ -151,7 +152,8 @@ int cufort_cuda_daxpy(int64_t n, double alpha, const double *x, int64_t incx, do
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDaxpy_v2_64(h, n, &alpha, (const double *)x, incx, (double *)y, incy), "cublasDaxpy_v2_64");
+    st = cufort_cuda_status(cublasDaxpy_v2_64(h, n, &alpha, (const double *)x, (n) <= 1 ? 1 : incx, (double *)y,
+                              (n) <= 1 ? 1 : incy), "cublasDaxpy_v2_64");
     return st;
 }
 
@@ -163,7 +165,8 @@ int cufort_cuda_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, in
     if (st) return st;
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasCaxpy_v2_64(h, n, alpha_aligned, (const cuComplex *)x, incx, (cuComplex *)y, incy), "cublasCaxpy_v2_64");
+    st = cufort_cuda_status(cublasCaxpy_v2_64(h, n, alpha_aligned, (const cuComplex *)x, (n) <= 1 ? 1 : incx,
+                              (cuComplex *)y, (n) <= 1 ? 1 : incy), "cublasCaxpy_v2_64");
     return st;
 }
 
@@ -175,8 +178,8 @@ int cufort_cuda_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, 
     if (st) return st;
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasZaxpy_v2_64(h, n, alpha_aligned, (const cuDoubleComplex *)x, incx,
-                              (cuDoubleComplex *)y, incy), "cublasZaxpy_v2_64");
+    st = cufort_cuda_status(cublasZaxpy_v2_64(h, n, alpha_aligned, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (cuDoubleComplex *)y, (n) <= 1 ? 1 : incy), "cublasZaxpy_v2_64");
     return st;
 }
 
@@ -185,7 +188,8 @@ int cufort_cuda_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasScopy_v2_64(h, n, (const float *)x, incx, (float *)y, incy), "cublasScopy_v2_64");
+    st = cufort_cuda_status(cublasScopy_v2_64(h, n, (const float *)x, (n) <= 1 ? 1 : incx, (float *)y,
+                              (n) <= 1 ? 1 : incy), "cublasScopy_v2_64");
     return st;
 }
 
@@ -194,7 +198,8 @@ int cufort_cuda_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDcopy_v2_64(h, n, (const double *)x, incx, (double *)y, incy), "cublasDcopy_v2_64");
+    st = cufort_cuda_status(cublasDcopy_v2_64(h, n, (const double *)x, (n) <= 1 ? 1 : incx, (double *)y,
+                              (n) <= 1 ? 1 : incy), "cublasDcopy_v2_64");
     return st;
 }
 
@@ -204,7 +209,8 @@ int cufort_cuda_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cf
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCcopy_v2_64(h, n, (const cuComplex *)x, incx, (cuComplex *)y, incy), "cublasCcopy_v2_64");
+    st = cufort_cuda_status(cublasCcopy_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, (cuComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasCcopy_v2_64");
     return st;
 }
 
@@ -214,7 +220,8 @@ int cufort_cuda_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_c
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZcopy_v2_64(h, n, (const cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy), "cublasZcopy_v2_64");
+    st = cufort_cuda_status(cublasZcopy_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (cuDoubleComplex *)y, (n) <= 1 ? 1 : incy), "cublasZcopy_v2_64");
     return st;
 }
 
@@ -224,7 +231,8 @@ int cufort_cuda_sdot(int64_t n, const float *x, int64_t incx, const float *y, in
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSdot_v2_64(h, n, (const float *)x, incx, (const float *)y, incy, result), "cublasSdot_v2_64");
+    st = cufort_cuda_status(cublasSdot_v2_64(h, n, (const float *)x, (n) <= 1 ? 1 : incx, (const float *)y,
+                              (n) <= 1 ? 1 : incy, result), "cublasSdot_v2_64");
     return st;
 }
 
@@ -234,7 +242,8 @@ int cufort_cuda_ddot(int64_t n, const double *x, int64_t incx, const double *y, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDdot_v2_64(h, n, (const double *)x, incx, (const double *)y, incy, result), "cublasDdot_v2_64");
+    st = cufort_cuda_status(cublasDdot_v2_64(h, n, (const double *)x, (n) <= 1 ? 1 : incx, (const double *)y,
+                              (n) <= 1 ? 1 : incy, result), "cublasDdot_v2_64");
     return st;
 }
 
@@ -245,8 +254,8 @@ int cufort_cuda_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     cuComplex result_aligned;
-    st = cufort_cuda_status(cublasCdotu_v2_64(h, n, (const cuComplex *)x, incx, (const cuComplex *)y, incy,
-                              &result_aligned), "cublasCdotu_v2_64");
+    st = cufort_cuda_status(cublasCdotu_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, (const cuComplex *)y,
+                              (n) <= 1 ? 1 : incy, &result_aligned), "cublasCdotu_v2_64");
     if (st) return st;
     memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
@@ -259,8 +268,8 @@ int cufort_cuda_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     cuDoubleComplex result_aligned;
-    st = cufort_cuda_status(cublasZdotu_v2_64(h, n, (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y,
-                              incy, &result_aligned), "cublasZdotu_v2_64");
+    st = cufort_cuda_status(cublasZdotu_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy, &result_aligned), "cublasZdotu_v2_64");
     if (st) return st;
     memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
@@ -273,8 +282,8 @@ int cufort_cuda_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cuf
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     cuComplex result_aligned;
-    st = cufort_cuda_status(cublasCdotc_v2_64(h, n, (const cuComplex *)x, incx, (const cuComplex *)y, incy,
-                              &result_aligned), "cublasCdotc_v2_64");
+    st = cufort_cuda_status(cublasCdotc_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, (const cuComplex *)y,
+                              (n) <= 1 ? 1 : incy, &result_aligned), "cublasCdotc_v2_64");
     if (st) return st;
     memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
@@ -287,8 +296,8 @@ int cufort_cuda_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cu
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     cuDoubleComplex result_aligned;
-    st = cufort_cuda_status(cublasZdotc_v2_64(h, n, (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y,
-                              incy, &result_aligned), "cublasZdotc_v2_64");
+    st = cufort_cuda_status(cublasZdotc_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy, &result_aligned), "cublasZdotc_v2_64");
     if (st) return st;
     memcpy(result, &result_aligned, sizeof result_aligned);
     return st;
@@ -299,7 +308,7 @@ int cufort_cuda_snrm2(int64_t n, const float *x, int64_t incx, float *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSnrm2_v2_64(h, n, (const float *)x, incx, result), "cublasSnrm2_v2_64");
+    st = cufort_cuda_status(cublasSnrm2_v2_64(h, n, (const float *)x, (n) <= 1 ? 1 : incx, result), "cublasSnrm2_v2_64");
     return st;
 }
 
@@ -308,7 +317,7 @@ int cufort_cuda_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDnrm2_v2_64(h, n, (const double *)x, incx, result), "cublasDnrm2_v2_64");
+    st = cufort_cuda_status(cublasDnrm2_v2_64(h, n, (const double *)x, (n) <= 1 ? 1 : incx, result), "cublasDnrm2_v2_64");
     return st;
 }
 
@@ -317,7 +326,7 @@ int cufort_cuda_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *r
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasScnrm2_v2_64(h, n, (const cuComplex *)x, incx, result), "cublasScnrm2_v2_64");
+    st = cufort_cuda_status(cublasScnrm2_v2_64(h, n, (const cuComplex *)x, (n) <= 1 ? 1 : incx, result), "cublasScnrm2_v2_64");
     return st;
 }
 
@@ -326,7 +335,7 @@ int cufort_cuda_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDznrm2_v2_64(h, n, (const cuDoubleComplex *)x, incx, result), "cublasDznrm2_v2_64");
+    st = cufort_cuda_status(cublasDznrm2_v2_64(h, n, (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, result), "cublasDznrm2_v2_64");
     return st;
 }
 
@@ -335,7 +344,8 @@ int cufort_cuda_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSrot_v2_64(h, n, (float *)x, incx, (float *)y, incy, &c, &s), "cublasSrot_v2_64");
+    st = cufort_cuda_status(cublasSrot_v2_64(h, n, (float *)x, (n) <= 1 ? 1 : incx, (float *)y, (n) <= 1 ? 1 : incy,
+                              &c, &s), "cublasSrot_v2_64");
     return st;
 }
 
@@ -344,7 +354,8 @@ int cufort_cuda_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDrot_v2_64(h, n, (double *)x, incx, (double *)y, incy, &c, &s), "cublasDrot_v2_64");
+    st = cufort_cuda_status(cublasDrot_v2_64(h, n, (double *)x, (n) <= 1 ? 1 : incx, (double *)y,
+                              (n) <= 1 ? 1 : incy, &c, &s), "cublasDrot_v2_64");
     return st;
 }
 
@@ -354,7 +365,8 @@ int cufort_cuda_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsrot_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy, &c, &s), "cublasCsrot_v2_64");
+    st = cufort_cuda_status(cublasCsrot_v2_64(h, n, (cuComplex *)x, (n) <= 1 ? 1 : incx, (cuComplex *)y,
+                              (n) <= 1 ? 1 : incy, &c, &s), "cublasCsrot_v2_64");
     return st;
 }
 
@@ -364,7 +376,8 @@ int cufort_cuda_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZdrot_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy, &c, &s), "cublasZdrot_v2_64");
+    st = cufort_cuda_status(cublasZdrot_v2_64(h, n, (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy, &c, &s), "cublasZdrot_v2_64");
     return st;
 }
 
@@ -376,7 +389,8 @@ int cufort_cuda_crot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y
     if (st) return st;
     cuComplex s_aligned[1];
     memcpy(s_aligned, &s, sizeof s_aligned);
-    st = cufort_cuda_status(cublasCrot_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy, &c, s_aligned), "cublasCrot_v2_64");
+    st = cufort_cuda_status(cublasCrot_v2_64(h, n, (cuComplex *)x, (n) <= 1 ? 1 : incx, (cuComplex *)y,
+                              (n) <= 1 ? 1 : incy, &c, s_aligned), "cublasCrot_v2_64");
     return st;
 }
 
@@ -388,8 +402,8 @@ int cufort_cuda_zrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble 
     if (st) return st;
     cuDoubleComplex s_aligned[1];
     memcpy(s_aligned, &s, sizeof s_aligned);
-    st = cufort_cuda_status(cublasZrot_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy, &c,
-                              s_aligned), "cublasZrot_v2_64");
+    st = cufort_cuda_status(cublasZrot_v2_64(h, n, (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy, &c, s_aligned), "cublasZrot_v2_64");
     return st;
 }
 
@@ -454,7 +468,8 @@ int cufort_cuda_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy,
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSrotm_v2_64(h, n, (float *)x, incx, (float *)y, incy, (const float *)param), "cublasSrotm_v2_64");
+    st = cufort_cuda_status(cublasSrotm_v2_64(h, n, (float *)x, (n) <= 1 ? 1 : incx, (float *)y, (n) <= 1 ? 1 : incy,
+                              (const float *)param), "cublasSrotm_v2_64");
     return st;
 }
 
@@ -464,7 +479,8 @@ int cufort_cuda_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDrotm_v2_64(h, n, (double *)x, incx, (double *)y, incy, (const double *)param), "cublasDrotm_v2_64");
+    st = cufort_cuda_status(cublasDrotm_v2_64(h, n, (double *)x, (n) <= 1 ? 1 : incx, (double *)y,
+                              (n) <= 1 ? 1 : incy, (const double *)param), "cublasDrotm_v2_64");
     return st;
 }
 
@@ -493,7 +509,7 @@ int cufort_cuda_sscal(int64_t n, float alpha, float *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSscal_v2_64(h, n, &alpha, (float *)x, incx), "cublasSscal_v2_64");
+    st = cufort_cuda_status(cublasSscal_v2_64(h, n, &alpha, (float *)x, (n) <= 1 ? 1 : incx), "cublasSscal_v2_64");
     return st;
 }
 
@@ -502,7 +518,7 @@ int cufort_cuda_dscal(int64_t n, double alpha, double *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDscal_v2_64(h, n, &alpha, (double *)x, incx), "cublasDscal_v2_64");
+    st = cufort_cuda_status(cublasDscal_v2_64(h, n, &alpha, (double *)x, (n) <= 1 ? 1 : incx), "cublasDscal_v2_64");
     return st;
 }
 
@@ -513,7 +529,7 @@ int cufort_cuda_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t 
     if (st) return st;
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasCscal_v2_64(h, n, alpha_aligned, (cuComplex *)x, incx), "cublasCscal_v2_64");
+    st = cufort_cuda_status(cublasCscal_v2_64(h, n, alpha_aligned, (cuComplex *)x, (n) <= 1 ? 1 : incx), "cublasCscal_v2_64");
     return st;
 }
 
@@ -524,7 +540,7 @@ int cufort_cuda_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_
     if (st) return st;
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasZscal_v2_64(h, n, alpha_aligned, (cuDoubleComplex *)x, incx), "cublasZscal_v2_64");
+    st = cufort_cuda_status(cublasZscal_v2_64(h, n, alpha_aligned, (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZscal_v2_64");
     return st;
 }
 
@@ -533,7 +549,7 @@ int cufort_cuda_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCsscal_v2_64(h, n, &alpha, (cuComplex *)x, incx), "cublasCsscal_v2_64");
+    st = cufort_cuda_status(cublasCsscal_v2_64(h, n, &alpha, (cuComplex *)x, (n) <= 1 ? 1 : incx), "cublasCsscal_v2_64");
     return st;
 }
 
@@ -542,7 +558,7 @@ int cufort_cuda_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZdscal_v2_64(h, n, &alpha, (cuDoubleComplex *)x, incx), "cublasZdscal_v2_64");
+    st = cufort_cuda_status(cublasZdscal_v2_64(h, n, &alpha, (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZdscal_v2_64");
     return st;
 }
 
@@ -551,7 +567,7 @@ int cufort_cuda_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSswap_v2_64(h, n, (float *)x, incx, (float *)y, incy), "cublasSswap_v2_64");
+    st = cufort_cuda_status(cublasSswap_v2_64(h, n, (float *)x, (n) <= 1 ? 1 : incx, (float *)y, (n) <= 1 ? 1 : incy), "cublasSswap_v2_64");
     return st;
 }
 
@@ -560,7 +576,8 @@ int cufort_cuda_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDswap_v2_64(h, n, (double *)x, incx, (double *)y, incy), "cublasDswap_v2_64");
+    st = cufort_cuda_status(cublasDswap_v2_64(h, n, (double *)x, (n) <= 1 ? 1 : incx, (double *)y,
+                              (n) <= 1 ? 1 : incy), "cublasDswap_v2_64");
     return st;
 }
 
@@ -569,7 +586,8 @@ int cufort_cuda_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCswap_v2_64(h, n, (cuComplex *)x, incx, (cuComplex *)y, incy), "cublasCswap_v2_64");
+    st = cufort_cuda_status(cublasCswap_v2_64(h, n, (cuComplex *)x, (n) <= 1 ? 1 : incx, (cuComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasCswap_v2_64");
     return st;
 }
 
@@ -578,7 +596,8 @@ int cufort_cuda_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZswap_v2_64(h, n, (cuDoubleComplex *)x, incx, (cuDoubleComplex *)y, incy), "cublasZswap_v2_64");
+    st = cufort_cuda_status(cublasZswap_v2_64(h, n, (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasZswap_v2_64");
     return st;
 }
 
@@ -590,7 +609,8 @@ int cufort_cuda_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasSgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, &alpha, (const float *)A, lda,
-                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSgbmv_v2_64");
+                              (const float *)x, (NOTR(trans) ? n : m) <= 1 ? 1 : incx, &beta,
+                              (float *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasSgbmv_v2_64");
     return st;
 }
 
@@ -602,7 +622,8 @@ int cufort_cuda_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, &alpha, (const double *)A, lda,
-                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDgbmv_v2_64");
+                              (const double *)x, (NOTR(trans) ? n : m) <= 1 ? 1 : incx, &beta,
+                              (double *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasDgbmv_v2_64");
     return st;
 }
 
@@ -618,8 +639,9 @@ int cufort_cuda_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cuComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasCgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, alpha_aligned,
-                              (const cuComplex *)A, lda, (const cuComplex *)x, incx, beta_aligned,
-                              (cuComplex *)y, incy), "cublasCgbmv_v2_64");
+                              (const cuComplex *)A, lda, (const cuComplex *)x,
+                              (NOTR(trans) ? n : m) <= 1 ? 1 : incx, beta_aligned, (cuComplex *)y,
+                              (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasCgbmv_v2_64");
     return st;
 }
 
@@ -635,8 +657,9 @@ int cufort_cuda_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     cuDoubleComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZgbmv_v2_64(h, cufort_cuda_op(trans), m, n, kl, ku, alpha_aligned,
-                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZgbmv_v2_64");
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x,
+                              (NOTR(trans) ? n : m) <= 1 ? 1 : incx, beta_aligned,
+                              (cuDoubleComplex *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasZgbmv_v2_64");
     return st;
 }
 
@@ -647,7 +670,8 @@ int cufort_cuda_sgemv(char trans, int64_t m, int64_t n, float alpha, const float
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasSgemv_v2_64(h, cufort_cuda_op(trans), m, n, &alpha, (const float *)A, lda,
-                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSgemv_v2_64");
+                              (const float *)x, (NOTR(trans) ? n : m) <= 1 ? 1 : incx, &beta,
+                              (float *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasSgemv_v2_64");
     return st;
 }
 
@@ -658,7 +682,8 @@ int cufort_cuda_dgemv(char trans, int64_t m, int64_t n, double alpha, const doub
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDgemv_v2_64(h, cufort_cuda_op(trans), m, n, &alpha, (const double *)A, lda,
-                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDgemv_v2_64");
+                              (const double *)x, (NOTR(trans) ? n : m) <= 1 ? 1 : incx, &beta,
+                              (double *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasDgemv_v2_64");
     return st;
 }
 
@@ -674,7 +699,8 @@ int cufort_cuda_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     cuComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasCgemv_v2_64(h, cufort_cuda_op(trans), m, n, alpha_aligned, (const cuComplex *)A,
-                              lda, (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasCgemv_v2_64");
+                              lda, (const cuComplex *)x, (NOTR(trans) ? n : m) <= 1 ? 1 : incx,
+                              beta_aligned, (cuComplex *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasCgemv_v2_64");
     return st;
 }
 
@@ -690,8 +716,9 @@ int cufort_cuda_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     cuDoubleComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZgemv_v2_64(h, cufort_cuda_op(trans), m, n, alpha_aligned,
-                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZgemv_v2_64");
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x,
+                              (NOTR(trans) ? n : m) <= 1 ? 1 : incx, beta_aligned,
+                              (cuDoubleComplex *)y, (NOTR(trans) ? m : n) <= 1 ? 1 : incy), "cublasZgemv_v2_64");
     return st;
 }
 
@@ -701,8 +728,8 @@ int cufort_cuda_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSger_v2_64(h, m, n, &alpha, (const float *)x, incx, (const float *)y, incy,
-                              (float *)A, lda), "cublasSger_v2_64");
+    st = cufort_cuda_status(cublasSger_v2_64(h, m, n, &alpha, (const float *)x, (m) <= 1 ? 1 : incx,
+                              (const float *)y, (n) <= 1 ? 1 : incy, (float *)A, lda), "cublasSger_v2_64");
     return st;
 }
 
@@ -712,8 +739,8 @@ int cufort_cuda_dger(int64_t m, int64_t n, double alpha, const double *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDger_v2_64(h, m, n, &alpha, (const double *)x, incx, (const double *)y, incy,
-                              (double *)A, lda), "cublasDger_v2_64");
+    st = cufort_cuda_status(cublasDger_v2_64(h, m, n, &alpha, (const double *)x, (m) <= 1 ? 1 : incx,
+                              (const double *)y, (n) <= 1 ? 1 : incy, (double *)A, lda), "cublasDger_v2_64");
     return st;
 }
 
@@ -726,8 +753,8 @@ int cufort_cuda_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     if (st) return st;
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasCgeru_v2_64(h, m, n, alpha_aligned, (const cuComplex *)x, incx,
-                              (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCgeru_v2_64");
+    st = cufort_cuda_status(cublasCgeru_v2_64(h, m, n, alpha_aligned, (const cuComplex *)x, (m) <= 1 ? 1 : incx,
+                              (const cuComplex *)y, (n) <= 1 ? 1 : incy, (cuComplex *)A, lda), "cublasCgeru_v2_64");
     return st;
 }
 
@@ -740,8 +767,8 @@ int cufort_cuda_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     if (st) return st;
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasCgerc_v2_64(h, m, n, alpha_aligned, (const cuComplex *)x, incx,
-                              (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCgerc_v2_64");
+    st = cufort_cuda_status(cublasCgerc_v2_64(h, m, n, alpha_aligned, (const cuComplex *)x, (m) <= 1 ? 1 : incx,
+                              (const cuComplex *)y, (n) <= 1 ? 1 : incy, (cuComplex *)A, lda), "cublasCgerc_v2_64");
     return st;
 }
 
@@ -754,8 +781,9 @@ int cufort_cuda_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     if (st) return st;
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasZgeru_v2_64(h, m, n, alpha_aligned, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)y, incy, (cuDoubleComplex *)A, lda), "cublasZgeru_v2_64");
+    st = cufort_cuda_status(cublasZgeru_v2_64(h, m, n, alpha_aligned, (const cuDoubleComplex *)x,
+                              (m) <= 1 ? 1 : incx, (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy,
+                              (cuDoubleComplex *)A, lda), "cublasZgeru_v2_64");
     return st;
 }
 
@@ -768,8 +796,9 @@ int cufort_cuda_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     if (st) return st;
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
-    st = cufort_cuda_status(cublasZgerc_v2_64(h, m, n, alpha_aligned, (const cuDoubleComplex *)x, incx,
-                              (const cuDoubleComplex *)y, incy, (cuDoubleComplex *)A, lda), "cublasZgerc_v2_64");
+    st = cufort_cuda_status(cublasZgerc_v2_64(h, m, n, alpha_aligned, (const cuDoubleComplex *)x,
+                              (m) <= 1 ? 1 : incx, (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy,
+                              (cuDoubleComplex *)A, lda), "cublasZgerc_v2_64");
     return st;
 }
 
@@ -780,7 +809,8 @@ int cufort_cuda_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasSsbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, &alpha, (const float *)A, lda,
-                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSsbmv_v2_64");
+                              (const float *)x, (n) <= 1 ? 1 : incx, &beta, (float *)y,
+                              (n) <= 1 ? 1 : incy), "cublasSsbmv_v2_64");
     return st;
 }
 
@@ -791,7 +821,8 @@ int cufort_cuda_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const doubl
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDsbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, &alpha, (const double *)A, lda,
-                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDsbmv_v2_64");
+                              (const double *)x, (n) <= 1 ? 1 : incx, &beta, (double *)y,
+                              (n) <= 1 ? 1 : incy), "cublasDsbmv_v2_64");
     return st;
 }
 
@@ -802,7 +833,8 @@ int cufort_cuda_sspmv(char uplo, int64_t n, float alpha, const float *AP, const 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasSspmv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)AP,
-                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSspmv_v2_64");
+                              (const float *)x, (n) <= 1 ? 1 : incx, &beta, (float *)y,
+                              (n) <= 1 ? 1 : incy), "cublasSspmv_v2_64");
     return st;
 }
 
@@ -813,7 +845,8 @@ int cufort_cuda_dspmv(char uplo, int64_t n, double alpha, const double *AP, cons
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDspmv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)AP,
-                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDspmv_v2_64");
+                              (const double *)x, (n) <= 1 ? 1 : incx, &beta, (double *)y,
+                              (n) <= 1 ? 1 : incy), "cublasDspmv_v2_64");
     return st;
 }
 
@@ -822,8 +855,8 @@ int cufort_cuda_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSspr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
-                              (float *)AP), "cublasSspr_v2_64");
+    st = cufort_cuda_status(cublasSspr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x,
+                              (n) <= 1 ? 1 : incx, (float *)AP), "cublasSspr_v2_64");
     return st;
 }
 
@@ -832,8 +865,8 @@ int cufort_cuda_dspr(char uplo, int64_t n, double alpha, const double *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDspr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
-                              (double *)AP), "cublasDspr_v2_64");
+    st = cufort_cuda_status(cublasDspr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x,
+                              (n) <= 1 ? 1 : incx, (double *)AP), "cublasDspr_v2_64");
     return st;
 }
 
@@ -843,8 +876,9 @@ int cufort_cuda_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSspr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
-                              (const float *)y, incy, (float *)AP), "cublasSspr2_v2_64");
+    st = cufort_cuda_status(cublasSspr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x,
+                              (n) <= 1 ? 1 : incx, (const float *)y, (n) <= 1 ? 1 : incy,
+                              (float *)AP), "cublasSspr2_v2_64");
     return st;
 }
 
@@ -854,8 +888,9 @@ int cufort_cuda_dspr2(char uplo, int64_t n, double alpha, const double *x, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDspr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
-                              (const double *)y, incy, (double *)AP), "cublasDspr2_v2_64");
+    st = cufort_cuda_status(cublasDspr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x,
+                              (n) <= 1 ? 1 : incx, (const double *)y, (n) <= 1 ? 1 : incy,
+                              (double *)AP), "cublasDspr2_v2_64");
     return st;
 }
 
@@ -866,7 +901,8 @@ int cufort_cuda_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasSsymv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)A, lda,
-                              (const float *)x, incx, &beta, (float *)y, incy), "cublasSsymv_v2_64");
+                              (const float *)x, (n) <= 1 ? 1 : incx, &beta, (float *)y,
+                              (n) <= 1 ? 1 : incy), "cublasSsymv_v2_64");
     return st;
 }
 
@@ -877,7 +913,8 @@ int cufort_cuda_dsymv(char uplo, int64_t n, double alpha, const double *A, int64
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDsymv_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)A, lda,
-                              (const double *)x, incx, &beta, (double *)y, incy), "cublasDsymv_v2_64");
+                              (const double *)x, (n) <= 1 ? 1 : incx, &beta, (double *)y,
+                              (n) <= 1 ? 1 : incy), "cublasDsymv_v2_64");
     return st;
 }
 
@@ -893,7 +930,8 @@ int cufort_cuda_csymv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cuComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasCsymv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)A, lda,
-                              (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasCsymv_v2_64");
+                              (const cuComplex *)x, (n) <= 1 ? 1 : incx, beta_aligned,
+                              (cuComplex *)y, (n) <= 1 ? 1 : incy), "cublasCsymv_v2_64");
     return st;
 }
 
@@ -909,8 +947,9 @@ int cufort_cuda_zsymv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cuDoubleComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZsymv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZsymv_v2_64");
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x,
+                              (n) <= 1 ? 1 : incx, beta_aligned, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasZsymv_v2_64");
     return st;
 }
 
@@ -920,8 +959,8 @@ int cufort_cuda_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
-                              (float *)A, lda), "cublasSsyr_v2_64");
+    st = cufort_cuda_status(cublasSsyr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x,
+                              (n) <= 1 ? 1 : incx, (float *)A, lda), "cublasSsyr_v2_64");
     return st;
 }
 
@@ -931,8 +970,8 @@ int cufort_cuda_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
-                              (double *)A, lda), "cublasDsyr_v2_64");
+    st = cufort_cuda_status(cublasDsyr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x,
+                              (n) <= 1 ? 1 : incx, (double *)A, lda), "cublasDsyr_v2_64");
     return st;
 }
 
@@ -945,7 +984,7 @@ int cufort_cuda_csyr(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfl
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasCsyr_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
-                              incx, (cuComplex *)A, lda), "cublasCsyr_v2_64");
+                              (n) <= 1 ? 1 : incx, (cuComplex *)A, lda), "cublasCsyr_v2_64");
     return st;
 }
 
@@ -958,7 +997,8 @@ int cufort_cuda_zsyr(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cd
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasZsyr_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)x, incx, (cuDoubleComplex *)A, lda), "cublasZsyr_v2_64");
+                              (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx, (cuDoubleComplex *)A,
+                              lda), "cublasZsyr_v2_64");
     return st;
 }
 
@@ -968,8 +1008,9 @@ int cufort_cuda_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasSsyr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x, incx,
-                              (const float *)y, incy, (float *)A, lda), "cublasSsyr2_v2_64");
+    st = cufort_cuda_status(cublasSsyr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const float *)x,
+                              (n) <= 1 ? 1 : incx, (const float *)y, (n) <= 1 ? 1 : incy, (float *)A,
+                              lda), "cublasSsyr2_v2_64");
     return st;
 }
 
@@ -979,8 +1020,9 @@ int cufort_cuda_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasDsyr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x, incx,
-                              (const double *)y, incy, (double *)A, lda), "cublasDsyr2_v2_64");
+    st = cufort_cuda_status(cublasDsyr2_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const double *)x,
+                              (n) <= 1 ? 1 : incx, (const double *)y, (n) <= 1 ? 1 : incy,
+                              (double *)A, lda), "cublasDsyr2_v2_64");
     return st;
 }
 
@@ -994,7 +1036,8 @@ int cufort_cuda_csyr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasCsyr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
-                              incx, (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCsyr2_v2_64");
+                              (n) <= 1 ? 1 : incx, (const cuComplex *)y, (n) <= 1 ? 1 : incy,
+                              (cuComplex *)A, lda), "cublasCsyr2_v2_64");
     return st;
 }
 
@@ -1008,8 +1051,9 @@ int cufort_cuda_zsyr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasZsyr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y, incy,
-                              (cuDoubleComplex *)A, lda), "cublasZsyr2_v2_64");
+                              (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy, (cuDoubleComplex *)A,
+                              lda), "cublasZsyr2_v2_64");
     return st;
 }
 
@@ -1020,7 +1064,8 @@ int cufort_cuda_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStbmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, k, (const float *)A, lda, (float *)x, incx), "cublasStbmv_v2_64");
+                              cufort_cuda_diag(diag), n, k, (const float *)A, lda, (float *)x,
+                              (n) <= 1 ? 1 : incx), "cublasStbmv_v2_64");
     return st;
 }
 
@@ -1032,7 +1077,7 @@ int cufort_cuda_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if (st) return st;
     st = cufort_cuda_status(cublasDtbmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, k, (const double *)A, lda, (double *)x,
-                              incx), "cublasDtbmv_v2_64");
+                              (n) <= 1 ? 1 : incx), "cublasDtbmv_v2_64");
     return st;
 }
 
@@ -1044,7 +1089,7 @@ int cufort_cuda_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if (st) return st;
     st = cufort_cuda_status(cublasCtbmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, k, (const cuComplex *)A, lda,
-                              (cuComplex *)x, incx), "cublasCtbmv_v2_64");
+                              (cuComplex *)x, (n) <= 1 ? 1 : incx), "cublasCtbmv_v2_64");
     return st;
 }
 
@@ -1056,7 +1101,7 @@ int cufort_cuda_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k,
     if (st) return st;
     st = cufort_cuda_status(cublasZtbmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, k, (const cuDoubleComplex *)A, lda,
-                              (cuDoubleComplex *)x, incx), "cublasZtbmv_v2_64");
+                              (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZtbmv_v2_64");
     return st;
 }
 
@@ -1067,7 +1112,8 @@ int cufort_cuda_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStbsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, k, (const float *)A, lda, (float *)x, incx), "cublasStbsv_v2_64");
+                              cufort_cuda_diag(diag), n, k, (const float *)A, lda, (float *)x,
+                              (n) <= 1 ? 1 : incx), "cublasStbsv_v2_64");
     return st;
 }
 
@@ -1079,7 +1125,7 @@ int cufort_cuda_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if (st) return st;
     st = cufort_cuda_status(cublasDtbsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, k, (const double *)A, lda, (double *)x,
-                              incx), "cublasDtbsv_v2_64");
+                              (n) <= 1 ? 1 : incx), "cublasDtbsv_v2_64");
     return st;
 }
 
@@ -1091,7 +1137,7 @@ int cufort_cuda_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if (st) return st;
     st = cufort_cuda_status(cublasCtbsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, k, (const cuComplex *)A, lda,
-                              (cuComplex *)x, incx), "cublasCtbsv_v2_64");
+                              (cuComplex *)x, (n) <= 1 ? 1 : incx), "cublasCtbsv_v2_64");
     return st;
 }
 
@@ -1103,7 +1149,7 @@ int cufort_cuda_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k,
     if (st) return st;
     st = cufort_cuda_status(cublasZtbsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, k, (const cuDoubleComplex *)A, lda,
-                              (cuDoubleComplex *)x, incx), "cublasZtbsv_v2_64");
+                              (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZtbsv_v2_64");
     return st;
 }
 
@@ -1114,7 +1160,8 @@ int cufort_cuda_stpmv(char uplo, char trans, char diag, int64_t n, const float *
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStpmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const float *)AP, (float *)x, incx), "cublasStpmv_v2_64");
+                              cufort_cuda_diag(diag), n, (const float *)AP, (float *)x,
+                              (n) <= 1 ? 1 : incx), "cublasStpmv_v2_64");
     return st;
 }
 
@@ -1125,7 +1172,8 @@ int cufort_cuda_dtpmv(char uplo, char trans, char diag, int64_t n, const double 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDtpmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const double *)AP, (double *)x, incx), "cublasDtpmv_v2_64");
+                              cufort_cuda_diag(diag), n, (const double *)AP, (double *)x,
+                              (n) <= 1 ? 1 : incx), "cublasDtpmv_v2_64");
     return st;
 }
 
@@ -1136,7 +1184,8 @@ int cufort_cuda_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasCtpmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const cuComplex *)AP, (cuComplex *)x, incx), "cublasCtpmv_v2_64");
+                              cufort_cuda_diag(diag), n, (const cuComplex *)AP, (cuComplex *)x,
+                              (n) <= 1 ? 1 : incx), "cublasCtpmv_v2_64");
     return st;
 }
 
@@ -1148,7 +1197,7 @@ int cufort_cuda_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_
     if (st) return st;
     st = cufort_cuda_status(cublasZtpmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, (const cuDoubleComplex *)AP,
-                              (cuDoubleComplex *)x, incx), "cublasZtpmv_v2_64");
+                              (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZtpmv_v2_64");
     return st;
 }
 
@@ -1159,7 +1208,8 @@ int cufort_cuda_stpsv(char uplo, char trans, char diag, int64_t n, const float *
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStpsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const float *)AP, (float *)x, incx), "cublasStpsv_v2_64");
+                              cufort_cuda_diag(diag), n, (const float *)AP, (float *)x,
+                              (n) <= 1 ? 1 : incx), "cublasStpsv_v2_64");
     return st;
 }
 
@@ -1170,7 +1220,8 @@ int cufort_cuda_dtpsv(char uplo, char trans, char diag, int64_t n, const double 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDtpsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const double *)AP, (double *)x, incx), "cublasDtpsv_v2_64");
+                              cufort_cuda_diag(diag), n, (const double *)AP, (double *)x,
+                              (n) <= 1 ? 1 : incx), "cublasDtpsv_v2_64");
     return st;
 }
 
@@ -1181,7 +1232,8 @@ int cufort_cuda_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasCtpsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const cuComplex *)AP, (cuComplex *)x, incx), "cublasCtpsv_v2_64");
+                              cufort_cuda_diag(diag), n, (const cuComplex *)AP, (cuComplex *)x,
+                              (n) <= 1 ? 1 : incx), "cublasCtpsv_v2_64");
     return st;
 }
 
@@ -1193,7 +1245,7 @@ int cufort_cuda_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_
     if (st) return st;
     st = cufort_cuda_status(cublasZtpsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, (const cuDoubleComplex *)AP,
-                              (cuDoubleComplex *)x, incx), "cublasZtpsv_v2_64");
+                              (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZtpsv_v2_64");
     return st;
 }
 
@@ -1204,7 +1256,8 @@ int cufort_cuda_strmv(char uplo, char trans, char diag, int64_t n, const float *
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStrmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const float *)A, lda, (float *)x, incx), "cublasStrmv_v2_64");
+                              cufort_cuda_diag(diag), n, (const float *)A, lda, (float *)x,
+                              (n) <= 1 ? 1 : incx), "cublasStrmv_v2_64");
     return st;
 }
 
@@ -1215,7 +1268,8 @@ int cufort_cuda_dtrmv(char uplo, char trans, char diag, int64_t n, const double 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDtrmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const double *)A, lda, (double *)x, incx), "cublasDtrmv_v2_64");
+                              cufort_cuda_diag(diag), n, (const double *)A, lda, (double *)x,
+                              (n) <= 1 ? 1 : incx), "cublasDtrmv_v2_64");
     return st;
 }
 
@@ -1227,7 +1281,7 @@ int cufort_cuda_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_
     if (st) return st;
     st = cufort_cuda_status(cublasCtrmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, (const cuComplex *)A, lda, (cuComplex *)x,
-                              incx), "cublasCtrmv_v2_64");
+                              (n) <= 1 ? 1 : incx), "cublasCtrmv_v2_64");
     return st;
 }
 
@@ -1239,7 +1293,7 @@ int cufort_cuda_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_
     if (st) return st;
     st = cufort_cuda_status(cublasZtrmv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, (const cuDoubleComplex *)A, lda,
-                              (cuDoubleComplex *)x, incx), "cublasZtrmv_v2_64");
+                              (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZtrmv_v2_64");
     return st;
 }
 
@@ -1250,7 +1304,8 @@ int cufort_cuda_strsv(char uplo, char trans, char diag, int64_t n, const float *
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasStrsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const float *)A, lda, (float *)x, incx), "cublasStrsv_v2_64");
+                              cufort_cuda_diag(diag), n, (const float *)A, lda, (float *)x,
+                              (n) <= 1 ? 1 : incx), "cublasStrsv_v2_64");
     return st;
 }
 
@@ -1261,7 +1316,8 @@ int cufort_cuda_dtrsv(char uplo, char trans, char diag, int64_t n, const double 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDtrsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
-                              cufort_cuda_diag(diag), n, (const double *)A, lda, (double *)x, incx), "cublasDtrsv_v2_64");
+                              cufort_cuda_diag(diag), n, (const double *)A, lda, (double *)x,
+                              (n) <= 1 ? 1 : incx), "cublasDtrsv_v2_64");
     return st;
 }
 
@@ -1273,7 +1329,7 @@ int cufort_cuda_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_
     if (st) return st;
     st = cufort_cuda_status(cublasCtrsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, (const cuComplex *)A, lda, (cuComplex *)x,
-                              incx), "cublasCtrsv_v2_64");
+                              (n) <= 1 ? 1 : incx), "cublasCtrsv_v2_64");
     return st;
 }
 
@@ -1285,7 +1341,7 @@ int cufort_cuda_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_
     if (st) return st;
     st = cufort_cuda_status(cublasZtrsv_v2_64(h, cufort_cuda_fill(uplo), cufort_cuda_op(trans),
                               cufort_cuda_diag(diag), n, (const cuDoubleComplex *)A, lda,
-                              (cuDoubleComplex *)x, incx), "cublasZtrsv_v2_64");
+                              (cuDoubleComplex *)x, (n) <= 1 ? 1 : incx), "cublasZtrsv_v2_64");
     return st;
 }
 
@@ -1301,7 +1357,8 @@ int cufort_cuda_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cuComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasChemv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)A, lda,
-                              (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasChemv_v2_64");
+                              (const cuComplex *)x, (n) <= 1 ? 1 : incx, beta_aligned,
+                              (cuComplex *)y, (n) <= 1 ? 1 : incy), "cublasChemv_v2_64");
     return st;
 }
 
@@ -1317,8 +1374,9 @@ int cufort_cuda_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cuDoubleComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZhemv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZhemv_v2_64");
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x,
+                              (n) <= 1 ? 1 : incx, beta_aligned, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasZhemv_v2_64");
     return st;
 }
 
@@ -1334,7 +1392,8 @@ int cufort_cuda_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     cuComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasChbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, alpha_aligned, (const cuComplex *)A,
-                              lda, (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasChbmv_v2_64");
+                              lda, (const cuComplex *)x, (n) <= 1 ? 1 : incx, beta_aligned,
+                              (cuComplex *)y, (n) <= 1 ? 1 : incy), "cublasChbmv_v2_64");
     return st;
 }
 
@@ -1350,8 +1409,9 @@ int cufort_cuda_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     cuDoubleComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZhbmv_v2_64(h, cufort_cuda_fill(uplo), n, k, alpha_aligned,
-                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x, incx,
-                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZhbmv_v2_64");
+                              (const cuDoubleComplex *)A, lda, (const cuDoubleComplex *)x,
+                              (n) <= 1 ? 1 : incx, beta_aligned, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasZhbmv_v2_64");
     return st;
 }
 
@@ -1367,7 +1427,8 @@ int cufort_cuda_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cuComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasChpmv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)AP,
-                              (const cuComplex *)x, incx, beta_aligned, (cuComplex *)y, incy), "cublasChpmv_v2_64");
+                              (const cuComplex *)x, (n) <= 1 ? 1 : incx, beta_aligned,
+                              (cuComplex *)y, (n) <= 1 ? 1 : incy), "cublasChpmv_v2_64");
     return st;
 }
 
@@ -1383,8 +1444,9 @@ int cufort_cuda_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cuDoubleComplex beta_aligned[1];
     memcpy(beta_aligned, &beta, sizeof beta_aligned);
     st = cufort_cuda_status(cublasZhpmv_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)AP, (const cuDoubleComplex *)x, incx,
-                              beta_aligned, (cuDoubleComplex *)y, incy), "cublasZhpmv_v2_64");
+                              (const cuDoubleComplex *)AP, (const cuDoubleComplex *)x,
+                              (n) <= 1 ? 1 : incx, beta_aligned, (cuDoubleComplex *)y,
+                              (n) <= 1 ? 1 : incy), "cublasZhpmv_v2_64");
     return st;
 }
 
@@ -1394,8 +1456,8 @@ int cufort_cuda_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasCher_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuComplex *)x, incx,
-                              (cuComplex *)A, lda), "cublasCher_v2_64");
+    st = cufort_cuda_status(cublasCher_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuComplex *)x,
+                              (n) <= 1 ? 1 : incx, (cuComplex *)A, lda), "cublasCher_v2_64");
     return st;
 }
 
@@ -1405,8 +1467,8 @@ int cufort_cuda_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZher_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuDoubleComplex *)x, incx,
-                              (cuDoubleComplex *)A, lda), "cublasZher_v2_64");
+    st = cufort_cuda_status(cublasZher_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuDoubleComplex *)x,
+                              (n) <= 1 ? 1 : incx, (cuDoubleComplex *)A, lda), "cublasZher_v2_64");
     return st;
 }
 
@@ -1420,7 +1482,8 @@ int cufort_cuda_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasCher2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
-                              incx, (const cuComplex *)y, incy, (cuComplex *)A, lda), "cublasCher2_v2_64");
+                              (n) <= 1 ? 1 : incx, (const cuComplex *)y, (n) <= 1 ? 1 : incy,
+                              (cuComplex *)A, lda), "cublasCher2_v2_64");
     return st;
 }
 
@@ -1434,8 +1497,9 @@ int cufort_cuda_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasZher2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y, incy,
-                              (cuDoubleComplex *)A, lda), "cublasZher2_v2_64");
+                              (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy, (cuDoubleComplex *)A,
+                              lda), "cublasZher2_v2_64");
     return st;
 }
 
@@ -1445,8 +1509,8 @@ int cufort_cuda_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasChpr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuComplex *)x, incx,
-                              (cuComplex *)AP), "cublasChpr_v2_64");
+    st = cufort_cuda_status(cublasChpr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuComplex *)x,
+                              (n) <= 1 ? 1 : incx, (cuComplex *)AP), "cublasChpr_v2_64");
     return st;
 }
 
@@ -1456,8 +1520,8 @@ int cufort_cuda_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     cublasHandle_t h;
     int st = cufort_cuda_handle(&h);
     if (st) return st;
-    st = cufort_cuda_status(cublasZhpr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuDoubleComplex *)x, incx,
-                              (cuDoubleComplex *)AP), "cublasZhpr_v2_64");
+    st = cufort_cuda_status(cublasZhpr_v2_64(h, cufort_cuda_fill(uplo), n, &alpha, (const cuDoubleComplex *)x,
+                              (n) <= 1 ? 1 : incx, (cuDoubleComplex *)AP), "cublasZhpr_v2_64");
     return st;
 }
 
@@ -1470,7 +1534,8 @@ int cufort_cuda_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     cuComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasChpr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned, (const cuComplex *)x,
-                              incx, (const cuComplex *)y, incy, (cuComplex *)AP), "cublasChpr2_v2_64");
+                              (n) <= 1 ? 1 : incx, (const cuComplex *)y, (n) <= 1 ? 1 : incy,
+                              (cuComplex *)AP), "cublasChpr2_v2_64");
     return st;
 }
 
@@ -1483,8 +1548,8 @@ int cufort_cuda_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     cuDoubleComplex alpha_aligned[1];
     memcpy(alpha_aligned, &alpha, sizeof alpha_aligned);
     st = cufort_cuda_status(cublasZhpr2_v2_64(h, cufort_cuda_fill(uplo), n, alpha_aligned,
-                              (const cuDoubleComplex *)x, incx, (const cuDoubleComplex *)y, incy,
-                              (cuDoubleComplex *)AP), "cublasZhpr2_v2_64");
+                              (const cuDoubleComplex *)x, (n) <= 1 ? 1 : incx,
+                              (const cuDoubleComplex *)y, (n) <= 1 ? 1 : incy, (cuDoubleComplex *)AP), "cublasZhpr2_v2_64");
     return st;
 }
 
@@ -2172,7 +2237,8 @@ int cufort_cuda_sdgmm(char side, int64_t m, int64_t n, const float *A, int64_t l
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasSdgmm_64(h, cufort_cuda_side(side), m, n, (const float *)A, lda,
-                              (const float *)x, incx, (float *)C, ldc), "cublasSdgmm_64");
+                              (const float *)x, (LEFT(side) ? m : n) <= 1 ? 1 : incx, (float *)C,
+                              ldc), "cublasSdgmm_64");
     return st;
 }
 
@@ -2183,7 +2249,8 @@ int cufort_cuda_ddgmm(char side, int64_t m, int64_t n, const double *A, int64_t 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasDdgmm_64(h, cufort_cuda_side(side), m, n, (const double *)A, lda,
-                              (const double *)x, incx, (double *)C, ldc), "cublasDdgmm_64");
+                              (const double *)x, (LEFT(side) ? m : n) <= 1 ? 1 : incx, (double *)C,
+                              ldc), "cublasDdgmm_64");
     return st;
 }
 
@@ -2194,7 +2261,8 @@ int cufort_cuda_cdgmm(char side, int64_t m, int64_t n, const cufort_cfloat *A, i
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasCdgmm_64(h, cufort_cuda_side(side), m, n, (const cuComplex *)A, lda,
-                              (const cuComplex *)x, incx, (cuComplex *)C, ldc), "cublasCdgmm_64");
+                              (const cuComplex *)x, (LEFT(side) ? m : n) <= 1 ? 1 : incx,
+                              (cuComplex *)C, ldc), "cublasCdgmm_64");
     return st;
 }
 
@@ -2205,6 +2273,7 @@ int cufort_cuda_zdgmm(char side, int64_t m, int64_t n, const cufort_cdouble *A, 
     int st = cufort_cuda_handle(&h);
     if (st) return st;
     st = cufort_cuda_status(cublasZdgmm_64(h, cufort_cuda_side(side), m, n, (const cuDoubleComplex *)A, lda,
-                              (const cuDoubleComplex *)x, incx, (cuDoubleComplex *)C, ldc), "cublasZdgmm_64");
+                              (const cuDoubleComplex *)x, (LEFT(side) ? m : n) <= 1 ? 1 : incx,
+                              (cuDoubleComplex *)C, ldc), "cublasZdgmm_64");
     return st;
 }

@@ -123,7 +123,7 @@ static inline fz_wide fz_mul(fz_wide a, fz_wide b)
 #define IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define NOTR(c) (toupper((unsigned char)(c)) == 'N')
 #define LEFT(c) (toupper((unsigned char)(c)) == 'L')
-#define MUL_SAT(a, b) fz_mul((a), (b))   /* 128 bits: the product of two int64 values is exact */
+#define MUL_WIDE(a, b) fz_mul((a), (b))   /* 128 bits: the product of two int64 values is exact */
 static inline int fz_opt_in(char c, const char *allowed)
 {
     return c != 0 && strchr(allowed, toupper((unsigned char)c)) != NULL;

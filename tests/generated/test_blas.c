@@ -16716,8 +16716,8 @@ static void run_sgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (MUL_SAT(ldc, n)) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
+        strideC = (MUL_WIDE(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_WIDE(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -16896,8 +16896,8 @@ static void run_dgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (MUL_SAT(ldc, n)) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
+        strideC = (MUL_WIDE(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_WIDE(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -17076,8 +17076,8 @@ static void run_cgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (MUL_SAT(ldc, n)) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
+        strideC = (MUL_WIDE(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_WIDE(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;
@@ -17256,8 +17256,8 @@ static void run_zgemm_strided_batched(const tl_case *tc)
         tl_bad_check(X, ldc >= IMAX(1, m));
     }
     if (tc->bad == 16) {
-        strideC = (MUL_SAT(ldc, n)) - 1;
-        tl_bad_check(X, batch <= 1 || strideC >= MUL_SAT(ldc, n));
+        strideC = (MUL_WIDE(ldc, n)) - 1;
+        tl_bad_check(X, batch <= 1 || strideC >= MUL_WIDE(ldc, n));
     }
     if (tc->bad == 17) {
         batch = -1;

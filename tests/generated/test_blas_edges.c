@@ -12,12 +12,7 @@
 #define IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define NOTR(c) (toupper((unsigned char)(c)) == 'N')
 #define LEFT(c) (toupper((unsigned char)(c)) == 'L')
-static inline int64_t te_mul_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
-}
-#define MUL_SAT(a, b) te_mul_sat((a), (b))
+#define MUL_WIDE(a, b) ((__int128)(a) * (__int128)(b))
 
 /* Buffers the calls point into: device memory (cufort_alloc) and host memory, zeroed, large enough
  * for every overlap case (arrays SPACING elements apart, complex double). */
@@ -11521,7 +11516,7 @@ static void edges_sgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         float beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("sgemm_strided_batched m=0, others 2^60", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11538,7 +11533,7 @@ static void edges_sgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         float beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("sgemm_strided_batched_host m=0, others 2^60", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11555,7 +11550,7 @@ static void edges_sgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         float beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("sgemm_strided_batched n=0, others 2^60", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11572,7 +11567,7 @@ static void edges_sgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         float beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("sgemm_strided_batched_host n=0, others 2^60", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11589,7 +11584,7 @@ static void edges_sgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         float beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("sgemm_strided_batched batch=0, others 2^60", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11606,7 +11601,7 @@ static void edges_sgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         float beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("sgemm_strided_batched_host batch=0, others 2^60", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11627,7 +11622,7 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         double beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("dgemm_strided_batched m=0, others 2^60", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11644,7 +11639,7 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         double beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("dgemm_strided_batched_host m=0, others 2^60", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11661,7 +11656,7 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         double beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("dgemm_strided_batched n=0, others 2^60", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11678,7 +11673,7 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         double beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("dgemm_strided_batched_host n=0, others 2^60", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11695,7 +11690,7 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         double beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("dgemm_strided_batched batch=0, others 2^60", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11712,7 +11707,7 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         double beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("dgemm_strided_batched_host batch=0, others 2^60", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11733,7 +11728,7 @@ static void edges_cgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cfloat beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("cgemm_strided_batched m=0, others 2^60", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11750,7 +11745,7 @@ static void edges_cgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cfloat beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("cgemm_strided_batched_host m=0, others 2^60", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11767,7 +11762,7 @@ static void edges_cgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cfloat beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("cgemm_strided_batched n=0, others 2^60", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11784,7 +11779,7 @@ static void edges_cgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cfloat beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("cgemm_strided_batched_host n=0, others 2^60", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11801,7 +11796,7 @@ static void edges_cgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cfloat beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("cgemm_strided_batched batch=0, others 2^60", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11818,7 +11813,7 @@ static void edges_cgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cfloat beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("cgemm_strided_batched_host batch=0, others 2^60", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11839,7 +11834,7 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cdouble beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("zgemm_strided_batched m=0, others 2^60", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11856,7 +11851,7 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cdouble beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("zgemm_strided_batched_host m=0, others 2^60", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11873,7 +11868,7 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cdouble beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("zgemm_strided_batched n=0, others 2^60", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11890,7 +11885,7 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cdouble beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = ((int64_t)1 << 60);
         TE_QUICK("zgemm_strided_batched_host n=0, others 2^60", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11907,7 +11902,7 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cdouble beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("zgemm_strided_batched batch=0, others 2^60", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
@@ -11924,7 +11919,7 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideB = ((int64_t)1 << 60);
         cufort_cdouble beta = 1;
         int64_t ldc = IMAX(1, m);
-        int64_t strideC = MUL_SAT(ldc, n);
+        int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("zgemm_strided_batched_host batch=0, others 2^60", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }

@@ -77,12 +77,7 @@
 #define IMAX(a, b) ((a) > (b) ? (a) : (b))
 #define NOTR(c) (toupper((unsigned char)(c)) == 'N')
 #define LEFT(c) (toupper((unsigned char)(c)) == 'L')
-static inline int64_t tl_mul_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
-}
-#define MUL_SAT(a, b) tl_mul_sat((a), (b))
+#define MUL_WIDE(a, b) ((__int128)(a) * (__int128)(b))
 
 enum { TL_S, TL_D, TL_C, TL_Z };                       /* element types */
 enum { TL_IN = 1, TL_OUT = 2, TL_INOUT = 3 };          /* array directions */

@@ -8042,7 +8042,7 @@ static int check_sgemm_strided_batched(const fz_val *v)
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return 11;
     if (!(strideB >= 0)) return 12;
     if (!(ldc >= IMAX(1, m))) return 15;
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return 16;
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return 16;
     if (!(batch >= 0)) return 17;
     return 0;
 }
@@ -8128,7 +8128,7 @@ static int check_dgemm_strided_batched(const fz_val *v)
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return 11;
     if (!(strideB >= 0)) return 12;
     if (!(ldc >= IMAX(1, m))) return 15;
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return 16;
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return 16;
     if (!(batch >= 0)) return 17;
     return 0;
 }
@@ -8214,7 +8214,7 @@ static int check_cgemm_strided_batched(const fz_val *v)
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return 11;
     if (!(strideB >= 0)) return 12;
     if (!(ldc >= IMAX(1, m))) return 15;
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return 16;
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return 16;
     if (!(batch >= 0)) return 17;
     return 0;
 }
@@ -8300,7 +8300,7 @@ static int check_zgemm_strided_batched(const fz_val *v)
     if (!(ldb >= IMAX(1, NOTR(transb) ? k : n))) return 11;
     if (!(strideB >= 0)) return 12;
     if (!(ldc >= IMAX(1, m))) return 15;
-    if (!(batch <= 1 || strideC >= MUL_SAT(ldc, n))) return 16;
+    if (!(batch <= 1 || strideC >= MUL_WIDE(ldc, n))) return 16;
     if (!(batch >= 0)) return 17;
     return 0;
 }
