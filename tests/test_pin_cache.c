@@ -402,6 +402,52 @@ static void gemm_panels(void)
     free(first);
 }
 
+/* a Level-3 engine call repeated on arrays the cache pins: the blocks touching an array's partial
+ * first and last pages go partly by DMA and partly through staging, and give what the first call
+ * (all staged) gave, and the right product */
+static void l3_partial_pages(void)
+{
+    fresh();
+    int64_t n = 3001;   /* A and B 72 MB each: the engine's pipeline, not the generic path */
+    size_t bytes = (size_t)(n * n) * 8;
+    double *a = malloc(bytes), *b0 = malloc(bytes), *b = malloc(bytes), *first = malloc(bytes);
+    for (int64_t i = 0; i < n * n; i++) {
+        a[i] = ck_randd() - 0.5;
+        b0[i] = ck_randd() - 0.5;
+    }
+    for (int64_t i = 0; i < n; i++)
+        a[i + i * n] += 4.0;
+    int failed = 0, differ = 0;
+    for (int call = 0; call < 5 && !failed; call++) {
+        memcpy(b, b0, bytes);
+        failed = cufort_dtrmm_host('L', 'U', 'N', 'N', n, n, 1.5, a, n, b, n) != 0;
+        if (call == 0)
+            memcpy(first, b, bytes);
+        differ += memcmp(b, first, bytes) != 0;
+    }
+    int pins = pinned_arrays(NULL);
+    double worst = 0;
+    for (int64_t i = 0; i < n; i += 97)
+        for (int64_t j = 0; j < n; j += j < 8 || j > n - 9 ? 1 : 61) {
+            double ref = 0, mag = 0;
+            for (int64_t l = i; l < n; l++) {
+                ref += 1.5 * a[i + l * n] * b0[l + j * n];
+                mag += fabs(1.5 * a[i + l * n] * b0[l + j * n]);
+            }
+            worst = fmax(worst, fabs(b[i + j * n] - ref) / (mag + 1e-300));
+        }
+    CHECK(!failed && differ == 0 && worst < 1e-12,
+          "l3 engine: five DTRMMs on 72 MB arrays, results as the first and right",
+          "failed %d (%s), %d calls differ, worst relative error %.3g", failed,
+          cufort_last_error(), differ, worst);
+    if (can_watch)
+        CHECK(pins == 2, "l3 engine: A and B pinned after five calls", "%d pinned", pins);
+    free(a);
+    free(b0);
+    free(b);
+    free(first);
+}
+
 /* a fork's child: the parent's pin is not its business, and unmapping the array (the child's copy)
  * must not wait for a watcher thread the child does not have */
 static void forked(void)
@@ -498,6 +544,7 @@ int main(void)
     recently_used();
     transforms();
     gemm_panels();
+    l3_partial_pages();
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");
     ck_threads(4, churn_body, "own arrays while another thread turns the cache off and on");

@@ -80,9 +80,61 @@ static const char *at(const cufort_l3_job *j, const cufort_l3_operand *o, int64_
     return o->p + (size_t)(r + c * o->ld) * j->es;
 }
 
-static int dma(const cufort_l3_operand *o, const char *h, size_t bytes)
+/* The columns [*first, *last) of a block (cols columns of w bytes, hp apart from h) that lie in
+ * the operand's pinned range, none when *first == *last.  The pin cache holds an array's whole
+ * pages only, so the blocks at an array's start and end have columns partly outside it. */
+static void dma_columns(const cufort_l3_operand *o, const char *h, size_t hp, size_t w,
+                        int64_t cols, int64_t *first, int64_t *last)
 {
-    return (uintptr_t)h >= o->lo && (uintptr_t)h + bytes <= o->hi;
+    uintptr_t a = (uintptr_t)h;
+    *first = *last = 0;
+    if (a + w > o->hi)
+        return;
+    int64_t f = a >= o->lo ? 0 : (int64_t)((o->lo - a + hp - 1) / hp);
+    int64_t l = (int64_t)((o->hi - a - w) / hp) + 1;
+    if (l > cols)
+        l = cols;
+    if (f < l)
+        *first = f, *last = l;
+}
+
+/* One column partly or wholly outside the pin: its part inside by DMA, the parts outside (in the
+ * array's partial first or last page) as small pageable copies.  No copy may start inside a pin
+ * and run past its end: the driver refuses those. */
+static int column_pieces(const cufort_l3_job *j, const cufort_l3_operand *o, char *host, char *dev,
+                         size_t w, cufort_copy_kind kind, cufort_stream s)
+{
+    uintptr_t a = (uintptr_t)host, e = a + w;
+    uintptr_t in0 = a > o->lo ? a : o->lo, in1 = e < o->hi ? e : o->hi;
+    if (in0 >= in1)
+        in0 = in1 = e;
+    size_t at[3] = {0, in0 - a, in1 - a}, size[3] = {in0 - a, in1 - in0, e - in1};
+    int st = CUFORT_SUCCESS, up = kind == CUFORT_H2D;
+    for (int k = 0; k < 3 && !st; k++) {
+        char *d = dev + at[k], *h = host + at[k];
+        if (size[k])
+            st = j->ops->copy2d(up ? d : h, size[k], up ? h : d, size[k], size[k], 1, kind, s, 1);
+    }
+    return st;
+}
+
+/* a block of an operand the pin cache holds: the columns inside the pin by one DMA, the others
+ * in pieces */
+static int pinned_block(const cufort_l3_job *j, const cufort_l3_operand *o, char *host, size_t hp,
+                        char *dev, size_t dp, size_t w, int64_t cols, cufort_copy_kind kind,
+                        cufort_stream s)
+{
+    int64_t f, l;
+    dma_columns(o, host, hp, w, cols, &f, &l);
+    int st = CUFORT_SUCCESS, up = kind == CUFORT_H2D;
+    for (int64_t c = f > 0 ? 0 : l; c < cols && !st; c = c + 1 == f ? l : c + 1)
+        st = column_pieces(j, o, host + (size_t)c * hp, dev + (size_t)c * dp, w, kind, s);
+    if (!st && l > f) {
+        char *h = host + (size_t)f * hp, *d = dev + (size_t)f * dp;
+        st = j->ops->copy2d(up ? d : h, up ? dp : hp, up ? h : d, up ? hp : dp, w, (size_t)(l - f),
+                            kind, s, 1);
+    }
+    return st;
 }
 
 int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c, int64_t rows,
@@ -92,8 +144,8 @@ int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64
         return CUFORT_SUCCESS;
     const char *h = at(j, o, r, c);
     size_t w = (size_t)rows * j->es, hp = (size_t)o->ld * j->es, dp = (size_t)dld * j->es;
-    if (dma(o, h, hp * (size_t)(cols - 1) + w))
-        return j->ops->copy2d(dev, dp, h, hp, w, (size_t)cols, CUFORT_H2D, j->h2d, 1);
+    if (o->hi > o->lo)
+        return pinned_block(j, o, (char *)h, hp, dev, dp, w, cols, CUFORT_H2D, j->h2d);
     if (dld == rows)
         return cufort_stage_to_device_unoffered(j->h2d, dev, h, hp, w, (size_t)cols);
     int st = cufort_stage_to_device_unoffered(j->h2d, tmp, h, hp, w, (size_t)cols);
@@ -107,8 +159,8 @@ int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t 
         return CUFORT_SUCCESS;
     char *h = (char *)at(j, &j->out, r, c);
     size_t w = (size_t)rows * j->es, hp = (size_t)j->out.ld * j->es, dp = (size_t)dld * j->es;
-    if (dma(&j->out, h, hp * (size_t)(cols - 1) + w))
-        return j->ops->copy2d(h, hp, dev, dp, w, (size_t)cols, CUFORT_D2H, j->d2h, 1);
+    if (j->out.hi > j->out.lo)
+        return pinned_block(j, &j->out, h, hp, (char *)dev, dp, w, cols, CUFORT_D2H, j->d2h);
     if (dld != rows) {   /* packed on the device first */
         int st = j->ops->copy2d(tmp, w, dev, dp, w, (size_t)cols, CUFORT_D2D, j->d2h, 1);
         if (st)
