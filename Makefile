@@ -488,6 +488,7 @@ bench: bench-build
 # ---- drop-in BLAS library --------------------------------------------------------------------
 include mk/dropin.mk
 include mk/fftw.mk
+include mk/mpi.mk
 
 # ---- the Fortran side again with LLVM flang, beside gfortran's (mk/flang.mk) ------------------------
 include mk/flang.mk
