@@ -11,6 +11,7 @@
  * lsame.c                  the BLAS auxiliary lsame_
  * lapack_nb.c, lapack_laswp.c  LAPACK helpers for a LAPACK on this library: ILAENV's block size,
  *                          the row interchanges xLASWP on every core
+ * pblas_nb.c               ScaLAPACK's PBLAS block size (PILAENV)
  * The default xerbla_ is c_wrappers/f77/xerbla.c, linked in unchanged. */
 #ifndef CUFORT_DROPIN_H
 #define CUFORT_DROPIN_H
@@ -48,6 +49,11 @@ DROPIN_HIDDEN int dropin_narrow(int64_t v, const char *routine, const char *arg)
 /* ---- errors ---- */
 /* Reference BLAS's call: XERBLA(name blank-padded to 6, position); a user's xerbla_ overrides. */
 DROPIN_HIDDEN void dropin_xerbla(const char *name, int position);
+
+/* ---- LAPACK and ScaLAPACK block sizes (lapack_nb.c) ---- */
+/* The block size in environment variable `variable`, read at the first call into *cache (which
+ * starts at -2): -1 when unset or not a number from 0 to 2^20. */
+DROPIN_HIDDEN f77_int dropin_block_size(const char *variable, f77_int *cache);
 
 /* ---- the CPU BLAS (cpu_blas.c) ---- */
 /* The CPU BLAS's `symbol`, cached in *slot; no CPU BLAS or no such symbol stops the program. */

@@ -19,24 +19,23 @@
 
 #include "dropin.h"
 
-enum { DEFAULT_NB = 1024, NOT_SET = -1 };
+enum { DEFAULT_NB = 1024, NOT_SET = -1 };   /* NOT_SET: as dropin_block_size says */
 
 typedef f77_int ilaenv_fn(const f77_int *, const char *, const char *, const f77_int *,
                           const f77_int *, const f77_int *, const f77_int *, size_t, size_t);
 
-/* CUFORT_LAPACK_NB, read once (NOT_SET when unset or not a number from 0 to 2^20): the
- * environment may change later, the answer may not, or one factorization would mix block sizes
- * between its queries */
-static f77_int chosen_nb(void)
+/* A block-size variable, read once into *cache (-1 when unset or not a number from 0 to 2^20):
+ * the environment may change later, the answer may not, or one factorization would mix block
+ * sizes between its queries */
+f77_int dropin_block_size(const char *variable, f77_int *cache)
 {
-    static f77_int nb = -2;
-    f77_int v = __atomic_load_n(&nb, __ATOMIC_ACQUIRE);
+    f77_int v = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (v == -2) {
-        const char *s = getenv("CUFORT_LAPACK_NB");
+        const char *s = getenv(variable);
         char *end = NULL;
         long long x = s && *s ? strtoll(s, &end, 10) : -1;
-        v = end && *end == 0 && x >= 0 && x <= 1 << 20 ? (f77_int)x : NOT_SET;
-        __atomic_store_n(&nb, v, __ATOMIC_RELEASE);
+        v = end && *end == 0 && x >= 0 && x <= 1 << 20 ? (f77_int)x : -1;
+        __atomic_store_n(cache, v, __ATOMIC_RELEASE);
     }
     return v;
 }
@@ -57,7 +56,8 @@ f77_int F77_NAME(ilaenv, ILAENV)(const f77_int *ispec, const char *name, const c
                                  const f77_int *n4, size_t name_len, size_t opts_len)
 {
     static void *next;
-    f77_int nb = chosen_nb();
+    static f77_int cache = -2;
+    f77_int nb = dropin_block_size("CUFORT_LAPACK_NB", &cache);
     if (*ispec == 1 && nb > 0)
         return nb;
     if (*ispec == 1 && nb == NOT_SET && recursive_panels(name, name_len))

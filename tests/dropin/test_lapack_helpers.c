@@ -5,7 +5,8 @@
  *            reference algorithm written out here from LAPACK's documentation; the rows past
  *            the interchanged ones, and the padding past lda's rows, must stay as they were;
  *   ILAENV   CUFORT_LAPACK_NB unset: 1024 for xPOTRF and xGETRF, else LAPACK's answer, here 1
- *            ("unblocked"), since no LAPACK is loaded after the library.
+ *            ("unblocked"), since no LAPACK is loaded after the library;
+ *   PILAENV  CUFORT_PBLAS_NB unset: 1024 in every precision (ScaLAPACK's own would be 32).
  * Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed". */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ void claswp_(const int *, void *, const int *, const int *, const int *, const i
 void zlaswp_(const int *, void *, const int *, const int *, const int *, const int *, const int *);
 int ilaenv_(const int *, const char *, const char *, const int *, const int *, const int *, const int *,
             size_t, size_t);
+int pilaenv_(const int *, const char *, size_t);
 
 static int passed, failed;
 
@@ -101,6 +103,17 @@ int main(void)
             passed++;
         } else {
             printf("FAIL ilaenv block size of %s: %d, expected %d\n", q[i].name, nb, q[i].want);
+            failed++;
+        }
+    }
+    int ctxt = 0;
+    for (const char *prec = "SDCZI"; *prec; prec++) {
+        int nb = pilaenv_(&ctxt, prec, 1);
+        if (nb == 1024) {
+            printf("ok pilaenv block size for %c: %d\n", *prec, nb);
+            passed++;
+        } else {
+            printf("FAIL pilaenv block size for %c: %d, expected 1024\n", *prec, nb);
             failed++;
         }
     }

@@ -35,14 +35,15 @@ else
         sort -u >"$tmp/netlib"
     nm -D --defined-only "$LIBDIR/libcufort_blas.so" | awk '{ print $3 }' | sort -u >"$tmp/ours"
     missing=$(comm -23 "$tmp/netlib" "$tmp/ours" | tr '\n' ' ')
-    # LAPACK's block-size query and row interchanges (c_wrappers/dropin/lapack_nb.c, lapack_laswp.c)
-    extra=$(comm -13 "$tmp/netlib" "$tmp/ours" | grep -v '^cufort_dropin_' | grep -vxE 'ilaenv_|[sdcz]laswp_' | tr '\n' ' ')
+    # the block-size queries of LAPACK and ScaLAPACK and the row interchanges (c_wrappers/dropin/
+    # lapack_nb.c, pblas_nb.c, lapack_laswp.c)
+    extra=$(comm -13 "$tmp/netlib" "$tmp/ours" | grep -v '^cufort_dropin_' | grep -vxE 'p?ilaenv_|[sdcz]laswp_' | tr '\n' ' ')
     if [ "$(wc -l <"$tmp/netlib")" -lt 140 ]; then
         bad "symbols: only $(wc -l <"$tmp/netlib") Fortran names in $oracle"
     elif [ -n "$missing" ]; then
         bad "symbols: libcufort_blas.so lacks netlib names: $missing"
     elif [ -n "$extra" ]; then
-        bad "symbols: libcufort_blas.so exports more than BLAS, ilaenv_, xlaswp_ and cufort_dropin_*: $extra"
+        bad "symbols: libcufort_blas.so exports more than BLAS, ilaenv_, pilaenv_, xlaswp_ and cufort_dropin_*: $extra"
     else
         ok "symbols: all $(wc -l <"$tmp/netlib") Fortran BLAS names of netlib's libblas.a, and besides them only the LAPACK helpers"
     fi
