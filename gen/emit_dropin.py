@@ -3,7 +3,8 @@
 The names are the table's variants that have a reference-BLAS counterpart (on_cpu_blas: the CPU BLAS
 has <name>_), plus the few netlib routines the table lacks (EXTRAS, always on the CPU BLAS).  Each
 forwarder unpacks Fortran's by-reference arguments and then
-  Level 3 (GPU_GROUPS)  asks the router; above the threshold: cufort_<name>_host (the thunk engine);
+  Level 3 (GPU_GROUPS)  asks the router; above the threshold: cufort_<name>_host (the thunk engine,
+                        in libcufort, opened then: route.h, CORE);
                         a bad argument there calls xerbla with cufort_last_info(), any other failure
                         falls back to the CPU BLAS;
   everything            checks the arguments as reference BLAS does (xerbla, so that a program's own
@@ -149,7 +150,7 @@ def engine(r, v):
             terms.append(f"{times}.0 * (double)({rows}) * (double)({cols}) * sizeof *{a.name}")
     bytes_ = " +\n                       ".join(terms)
     call_args = [f"*{a.name}" if a.kind == "scalar" else a.name for a in r.args]
-    call = f"cufort_{v.name}_host({wrap(call_args, ' ' * 16)})"
+    call = f"CORE(cufort_{v.name}_host)({wrap(call_args, ' ' * 16)})"
     return [f"    if (dropin_use_gpu(&call, flops, {min_dim})) {{",
             f"        double bytes = {bytes_};",
             f"        int st = {call};",

@@ -38,10 +38,18 @@ $(OBJ)/c_wrappers/dropin/profile.o: $(DROPIN_FLAGS_FILE)
 $(OBJ)/c_wrappers/dropin/profile.o: CPPFLAGS += -DCUFORT_DROPIN_THRESHOLD=$(DROPIN_GPU_THRESHOLD) \
                                               -DCUFORT_DROPIN_MIN_DIM=$(DROPIN_GPU_MIN_DIM)
 
-$(DROPIN_LIB): $(DROPIN_OBJS) $(ROUTE_OBJS) $(DROPIN_XERBLA_OBJ) $(LIB)/libcufort.so
+# The CPU BLAS loader, a hidden copy: CPU calls never open libcufort, which the library opens itself
+# on the first call for the GPU (c_wrappers/route/core_link.c), so it is not linked in.
+DROPIN_CPU_BLAS_OBJ := $(OBJ)/dropin/cpu_blas_loader.o
+$(DROPIN_CPU_BLAS_OBJ): c_wrappers/host/cpu_blas.c $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden -c $< -o $@
+-include $(DROPIN_CPU_BLAS_OBJ:.o=.d)
+
+$(DROPIN_LIB): $(DROPIN_OBJS) $(ROUTE_OBJS) $(DROPIN_XERBLA_OBJ) $(DROPIN_CPU_BLAS_OBJ) | $(LIB)/libcufort.so
 	@mkdir -p $(@D) && $(SO_CLEAN)
 	$(CC) -shared -pthread $(SO_OUTPUT) -Wl,--no-undefined $(filter %.o,$^) \
-	    -L$(LIB) -lcufort $(RPATH_LIB) -fopenmp -ldl -lm
+	    $(RPATH_LIB) -fopenmp -ldl -lm
 	@$(SO_LINKS)
 
 # LIBS: for make install (expanded when its recipe runs); libs: its prerequisites were fixed already.

@@ -1,6 +1,7 @@
 /* cpu_blas.c — the drop-in library's CPU path: libcufort's CPU BLAS loader (c_wrappers/host/
- * cpu_blas.c, which never picks the drop-in itself).  A BLAS call cannot return an error: without
- * a CPU BLAS there is nothing to do but say why and stop. */
+ * cpu_blas.c, which never picks the drop-in itself), compiled into this library too, so that CPU
+ * calls never open libcufort.  A BLAS call cannot return an error: without a CPU BLAS there is
+ * nothing to do but say why and stop. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,9 @@ void *dropin_cpu(void **slot, const char *symbol)
     void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (f)
         return f;
-    if (cufort_cpu_blas_symbol(symbol, slot) != CUFORT_SUCCESS) {
-        fprintf(stderr, "cufort drop-in BLAS: %s: %s\n", symbol, cufort_last_error());
+    char why[1024];
+    if (cufort_cpu_blas_find(symbol, slot, why, sizeof why)) {
+        fprintf(stderr, "cufort drop-in BLAS: %s: %s\n", symbol, why);
         exit(1);
     }
     return __atomic_load_n(slot, __ATOMIC_ACQUIRE);

@@ -5,13 +5,16 @@
  * Symbols come from dlsym on the opened handle, never RTLD_NEXT/RTLD_DEFAULT: under LD_PRELOAD, or
  * linked ahead of -lblas, the global dgemm_ is the drop-in's.  A candidate that is the drop-in
  * library itself (libblas.so.3 pointed at libcufort_blas by the alternatives system, say) is
- * skipped, and named in CUFORT_CPU_BLAS it is an error: forwarding to it would recurse forever. */
+ * skipped, and named in CUFORT_CPU_BLAS it is an error: forwarding to it would recurse forever.
+ * Nothing here calls the rest of libcufort: the drop-in library, which opens libcufort only when a
+ * call goes to the GPU, compiles its own copy of this file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <string.h>
 
 #include "host_internal.h"
 
@@ -82,29 +85,22 @@ const char *cufort_cpu_blas_opened(void)
     return __atomic_load_n(&library, __ATOMIC_ACQUIRE) ? opened : "(not opened)";
 }
 
-int cufort_cpu_blas_symbol(const char *symbol, void **fn)
+int cufort_cpu_blas_find(const char *symbol, void **fn, char *why, size_t why_len)
 {
     if (__atomic_load_n(fn, __ATOMIC_ACQUIRE))
-        return CUFORT_SUCCESS;
+        return 0;
     void *lib = cpu_blas();
-    if (!lib)
-        return cufort_fail(CUFORT_NOT_SUPPORTED,
-                           "a CPU BLAS is needed and none could be opened (%sset CUFORT_CPU_BLAS to a BLAS "
-                           "shared library)", open_errors);
+    if (!lib) {
+        snprintf(why, why_len, "a CPU BLAS is needed and none could be opened (%sset CUFORT_CPU_BLAS "
+                 "to a BLAS shared library)", open_errors);
+        return -1;
+    }
     void *f = dlsym(lib, symbol);
-    if (!f)
-        return cufort_fail(CUFORT_NOT_SUPPORTED, "the CPU BLAS %s has no %s (set CUFORT_CPU_BLAS "
-                           "to a complete BLAS)", opened, symbol);
+    if (!f) {
+        snprintf(why, why_len, "the CPU BLAS %s has no %s (set CUFORT_CPU_BLAS to a complete BLAS)",
+                 opened, symbol);
+        return -1;
+    }
     __atomic_store_n(fn, f, __ATOMIC_RELEASE);
-    return CUFORT_SUCCESS;
-}
-
-int cufort_host_int(int *out, int64_t v, const char *name)
-{
-    if (v > INT_MAX || v < INT_MIN)
-        return cufort_fail(CUFORT_NOT_SUPPORTED,
-                           "host backend: %s = %lld does not fit the CPU BLAS's 32-bit integers",
-                           name, (long long)v);
-    *out = (int)v;
-    return CUFORT_SUCCESS;
+    return 0;
 }

@@ -7,8 +7,10 @@
 
 /* Resolves a Fortran BLAS symbol (e.g. "sgemm_") in the CPU BLAS: $CUFORT_CPU_BLAS if set, else
  * libopenblas.so.0, libblas.so.3 (never the drop-in library).  Caches into *fn; fails with
- * CUFORT_NOT_SUPPORTED.  Also used by the drop-in library for its CPU path. */
+ * CUFORT_NOT_SUPPORTED (cpu_blas_status.c).  cufort_cpu_blas_find (cpu_blas.c, which the drop-in
+ * library compiles in too) is the same without libcufort's error state: -1 and the reason. */
 int cufort_cpu_blas_symbol(const char *symbol, void **fn);
+int cufort_cpu_blas_find(const char *symbol, void **fn, char *why, size_t why_len);
 const char *cufort_cpu_blas_path(void);     /* opens it first */
 const char *cufort_cpu_blas_opened(void);   /* "(not opened)" until something needed it */
 

@@ -10,6 +10,7 @@
  * adapt.c    near the threshold: the faster path, measured per routine and size
  * stats.c    the counters and the clock
  * report.c   the CUFORT_REPORT table at exit (reads the others; nothing calls it)
+ * core_link.c libcufort, opened on first need (CORE below)
  *
  * These objects are compiled once and linked into each drop-in, whose own objects define what they
  * refer to: dropin_this (the profile) and dropin_routines / dropin_nroutines (the counters' table).
@@ -25,6 +26,19 @@
 
 /* Only the standard names and the library's cufort_* entry points leave a drop-in. */
 #define DROPIN_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- libcufort, opened when first needed (core_link.c) ----
+ * CORE(cufort_init)() calls libcufort's cufort_init: a drop-in is not linked against libcufort,
+ * whose loading (cuBLAS with it) every process would pay for, needed or not.  route_core_symbol
+ * opens the library at the first call and resolves `name` into *slot; where it cannot, the program
+ * stops with the reason.  route_core_open says whether the library is open (nothing asked for it
+ * yet: it is not, and nothing of it was initialised). */
+DROPIN_HIDDEN void *route_core_symbol(const char *name, void **slot);
+DROPIN_HIDDEN int route_core_open(void);
+#define CORE(fn) (*({                                                                             \
+    static void *core_slot_;                                                                      \
+    (__typeof__(&fn))route_core_symbol(#fn, &core_slot_);                                          \
+}))
 
 /* ---- what a drop-in says about itself (defined once per library) ---- */
 typedef struct {

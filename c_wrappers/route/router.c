@@ -95,7 +95,7 @@ void dropin_configure(void)
 
 /* The program never calls cufort_shutdown, so the drop-in does, at exit: cuBLAS handles, streams
  * and buffers go back before the CUDA runtime's own teardown (registered earlier, so run later). */
-static void shutdown_at_exit(void) { cufort_shutdown(); }
+static void shutdown_at_exit(void) { CORE(cufort_shutdown)(); }
 
 static int gpu(void)
 {
@@ -105,13 +105,13 @@ static int gpu(void)
     pthread_mutex_lock(&gpu_lock);
     s = gpu_state;
     if (s == GPU_UNKNOWN) {
-        int st = cufort_init();
+        int st = CORE(cufort_init)();
         if (st != CUFORT_SUCCESS) {
-            snprintf(gpu_why, sizeof gpu_why, "cufort_init: %s: %s", cufort_status_string(st),
-                     cufort_last_error());
+            snprintf(gpu_why, sizeof gpu_why, "cufort_init: %s: %s", CORE(cufort_status_string)(st),
+                     CORE(cufort_last_error)());
             s = GPU_FAILED;
         } else {
-            s = cufort_backend() == CUFORT_BACKEND_HOST ? GPU_HOST : GPU_READY;
+            s = CORE(cufort_backend)() == CUFORT_BACKEND_HOST ? GPU_HOST : GPU_READY;
             atexit(shutdown_at_exit);
         }
         __atomic_store_n(&gpu_state, s, __ATOMIC_RELEASE);
@@ -175,13 +175,13 @@ int dropin_gpu_done(dropin_call *c, int st, double flops, double bytes)
         dropin_end(c, 1, flops, bytes);
         return 1;
     }
-    int info = cufort_last_info();
+    int info = CORE(cufort_last_info)();
     if (st == CUFORT_INVALID_VALUE && info > 0 && dropin_this.bad_argument) {
         dropin_this.bad_argument(c->s->name, info);
         return 1;
     }
     char why[400];
-    snprintf(why, sizeof why, "%s: %s", cufort_status_string(st), cufort_last_error());
+    snprintf(why, sizeof why, "%s: %s", CORE(cufort_status_string)(st), CORE(cufort_last_error)());
     dropin_fallback(c, why);
     return 0;
 }

@@ -3093,7 +3093,7 @@ void F77_NAME(sgemm, SGEMM)(const char *p_transa, const char *p_transb, const f7
         double bytes = 1.0 * (double)(NOTR(transa) ? m : k) * (double)(NOTR(transa) ? k : m) * sizeof *A +
                        1.0 * (double)(NOTR(transb) ? k : n) * (double)(NOTR(transb) ? n : k) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_sgemm_host(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_sgemm_host)(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3141,7 +3141,7 @@ void F77_NAME(dgemm, DGEMM)(const char *p_transa, const char *p_transb, const f7
         double bytes = 1.0 * (double)(NOTR(transa) ? m : k) * (double)(NOTR(transa) ? k : m) * sizeof *A +
                        1.0 * (double)(NOTR(transb) ? k : n) * (double)(NOTR(transb) ? n : k) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_dgemm_host(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_dgemm_host)(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3189,7 +3189,7 @@ void F77_NAME(cgemm, CGEMM)(const char *p_transa, const char *p_transb, const f7
         double bytes = 1.0 * (double)(NOTR(transa) ? m : k) * (double)(NOTR(transa) ? k : m) * sizeof *A +
                        1.0 * (double)(NOTR(transb) ? k : n) * (double)(NOTR(transb) ? n : k) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_cgemm_host(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_cgemm_host)(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3237,7 +3237,7 @@ void F77_NAME(zgemm, ZGEMM)(const char *p_transa, const char *p_transb, const f7
         double bytes = 1.0 * (double)(NOTR(transa) ? m : k) * (double)(NOTR(transa) ? k : m) * sizeof *A +
                        1.0 * (double)(NOTR(transb) ? k : n) * (double)(NOTR(transb) ? n : k) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_zgemm_host(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_zgemm_host)(transa, transb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3282,7 +3282,7 @@ void F77_NAME(ssymm, SSYMM)(const char *p_side, const char *p_uplo, const f77_in
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        1.0 * (double)(m) * (double)(n) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_ssymm_host(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_ssymm_host)(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3327,7 +3327,7 @@ void F77_NAME(dsymm, DSYMM)(const char *p_side, const char *p_uplo, const f77_in
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        1.0 * (double)(m) * (double)(n) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_dsymm_host(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_dsymm_host)(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3373,7 +3373,7 @@ void F77_NAME(csymm, CSYMM)(const char *p_side, const char *p_uplo, const f77_in
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        1.0 * (double)(m) * (double)(n) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_csymm_host(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_csymm_host)(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3419,7 +3419,7 @@ void F77_NAME(zsymm, ZSYMM)(const char *p_side, const char *p_uplo, const f77_in
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        1.0 * (double)(m) * (double)(n) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_zsymm_host(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_zsymm_host)(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3465,7 +3465,7 @@ void F77_NAME(chemm, CHEMM)(const char *p_side, const char *p_uplo, const f77_in
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        1.0 * (double)(m) * (double)(n) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_chemm_host(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_chemm_host)(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3511,7 +3511,7 @@ void F77_NAME(zhemm, ZHEMM)(const char *p_side, const char *p_uplo, const f77_in
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        1.0 * (double)(m) * (double)(n) * sizeof *B +
                        2.0 * (double)(m) * (double)(n) * sizeof *C;
-        int st = cufort_zhemm_host(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_zhemm_host)(side, uplo, m, n, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3553,7 +3553,7 @@ void F77_NAME(ssyrk, SSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (dropin_use_gpu(&call, flops, IMIN(n, k))) {
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_ssyrk_host(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
+        int st = CORE(cufort_ssyrk_host)(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3593,7 +3593,7 @@ void F77_NAME(dsyrk, DSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (dropin_use_gpu(&call, flops, IMIN(n, k))) {
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_dsyrk_host(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
+        int st = CORE(cufort_dsyrk_host)(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3635,7 +3635,7 @@ void F77_NAME(csyrk, CSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (dropin_use_gpu(&call, flops, IMIN(n, k))) {
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_csyrk_host(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
+        int st = CORE(cufort_csyrk_host)(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3677,7 +3677,7 @@ void F77_NAME(zsyrk, ZSYRK)(const char *p_uplo, const char *p_trans, const f77_i
     if (dropin_use_gpu(&call, flops, IMIN(n, k))) {
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_zsyrk_host(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
+        int st = CORE(cufort_zsyrk_host)(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3717,7 +3717,7 @@ void F77_NAME(cherk, CHERK)(const char *p_uplo, const char *p_trans, const f77_i
     if (dropin_use_gpu(&call, flops, IMIN(n, k))) {
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_cherk_host(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
+        int st = CORE(cufort_cherk_host)(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3757,7 +3757,7 @@ void F77_NAME(zherk, ZHERK)(const char *p_uplo, const char *p_trans, const f77_i
     if (dropin_use_gpu(&call, flops, IMIN(n, k))) {
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_zherk_host(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
+        int st = CORE(cufort_zherk_host)(uplo, trans, n, k, *alpha, A, lda, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3799,7 +3799,7 @@ void F77_NAME(ssyr2k, SSYR2K)(const char *p_uplo, const char *p_trans, const f77
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *B +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_ssyr2k_host(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_ssyr2k_host)(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3844,7 +3844,7 @@ void F77_NAME(dsyr2k, DSYR2K)(const char *p_uplo, const char *p_trans, const f77
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *B +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_dsyr2k_host(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_dsyr2k_host)(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3890,7 +3890,7 @@ void F77_NAME(csyr2k, CSYR2K)(const char *p_uplo, const char *p_trans, const f77
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *B +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_csyr2k_host(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_csyr2k_host)(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3936,7 +3936,7 @@ void F77_NAME(zsyr2k, ZSYR2K)(const char *p_uplo, const char *p_trans, const f77
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *B +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_zsyr2k_host(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_zsyr2k_host)(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -3982,7 +3982,7 @@ void F77_NAME(cher2k, CHER2K)(const char *p_uplo, const char *p_trans, const f77
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *B +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_cher2k_host(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_cher2k_host)(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4028,7 +4028,7 @@ void F77_NAME(zher2k, ZHER2K)(const char *p_uplo, const char *p_trans, const f77
         double bytes = 1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *A +
                        1.0 * (double)(NOTR(trans) ? n : k) * (double)(NOTR(trans) ? k : n) * sizeof *B +
                        2.0 * (double)(n) * (double)(n) * sizeof *C;
-        int st = cufort_zher2k_host(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+        int st = CORE(cufort_zher2k_host)(uplo, trans, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4073,7 +4073,7 @@ void F77_NAME(strmm, STRMM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_strmm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_strmm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4119,7 +4119,7 @@ void F77_NAME(dtrmm, DTRMM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_dtrmm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_dtrmm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4166,7 +4166,7 @@ void F77_NAME(ctrmm, CTRMM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_ctrmm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_ctrmm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4213,7 +4213,7 @@ void F77_NAME(ztrmm, ZTRMM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_ztrmm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_ztrmm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4259,7 +4259,7 @@ void F77_NAME(strsm, STRSM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_strsm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_strsm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4305,7 +4305,7 @@ void F77_NAME(dtrsm, DTRSM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_dtrsm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_dtrsm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4352,7 +4352,7 @@ void F77_NAME(ctrsm, CTRSM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_ctrsm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_ctrsm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
@@ -4399,7 +4399,7 @@ void F77_NAME(ztrsm, ZTRSM)(const char *p_side, const char *p_uplo, const char *
     if (dropin_use_gpu(&call, flops, IMIN(m, n))) {
         double bytes = 1.0 * (double)(LEFT(side) ? m : n) * (double)(LEFT(side) ? m : n) * sizeof *A +
                        2.0 * (double)(m) * (double)(n) * sizeof *B;
-        int st = cufort_ztrsm_host(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
+        int st = CORE(cufort_ztrsm_host)(side, uplo, transa, diag, m, n, *alpha, A, lda, B, ldb);
         if (dropin_gpu_done(&call, st, flops, bytes))
             return;
     }
