@@ -206,14 +206,13 @@ static int64_t env_int(const char *name, int64_t dflt)
 /* The block or panel width: CUFORT_L3_PANEL, else an eighth of the dimension cut, 256 to 2048
  * rounded to 256; narrower (down to 256, then further for small outputs) until the call fits cap.
  * 0 when nothing fits. */
-static int64_t width(const cufort_l3 *c, int blocks, int64_t dim, size_t cap)
+static int64_t width(const cufort_l3 *c, int tri, int64_t dim, size_t cap)
 {
     int64_t w = env_int("CUFORT_L3_PANEL", 0);
     if (w <= 0)
         w = cufort_l3_min(MAX_BLOCK, cufort_l3_max(MIN_BLOCK, (dim / 8 + 255) / 256 * 256));
     w = cufort_l3_min(dim, w);
-    size_t (*need)(const cufort_l3 *, int64_t) =
-        blocks ? cufort_l3_triangular_need : cufort_l3_panels_need;
+    size_t (*need)(const cufort_l3 *, int64_t) = tri ? cufort_l3_triangular_need : cufort_l3_panels_need;
     while (need(c, w) > cap && w > 1)
         w = w > MIN_BLOCK ? cufort_l3_max(MIN_BLOCK, w / 2) : w / 2;
     return need(c, w) <= cap ? w : 0;
@@ -226,9 +225,6 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
         return st;
     int rank_k = c->op >= CUFORT_L3_SYRK, tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
     int sym = c->op == CUFORT_L3_SYMM || c->op == CUFORT_L3_HEMM, left = cufort_l3_left(c->side);
-    /* the pipeline: blocks of B in the triangle's order (l3_triangular.c), but a TRMM on the left
-     * in panels of B's whole columns as SYMM (l3_panels.c), whose copies are faster */
-    int blocks = tri && !(c->op == CUFORT_L3_TRMM && left);
     int64_t rows = rank_k ? c->n : c->m, cols = c->n, order = rank_k ? c->n : left ? c->m : c->n;
     if (rows <= 0 || cols <= 0)
         return CUFORT_SUCCESS;
@@ -244,13 +240,13 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     if (bytes <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 128 << 20))
         return whole(routine, c);
     size_t cap = cufort_thunk_device_budget();
-    /* the dimension the pipeline cuts: rows of B for a left TRSM, columns otherwise (rows of C
-     * for a right SYMM) */
-    int64_t dim = blocks ? order : sym && !left ? rows : cols;
-    int64_t w = width(c, blocks, dim, cap);
+    /* the dimension the pipeline cuts: rows of B for a left TRSM/TRMM, columns otherwise (rows
+     * of C for a right SYMM) */
+    int64_t dim = tri ? order : sym && !left ? rows : cols;
+    int64_t w = width(c, tri, dim, cap);
     char *buf = NULL;
-    size_t need = w > 0 ? (blocks ? cufort_l3_triangular_need : cufort_l3_panels_need)(c, w) : 0;
-    if (w > 0 && (st = cufort_thunk_scratch(need, (void **)&buf))) {
+    if (w > 0 && (st = cufort_thunk_scratch((tri ? cufort_l3_triangular_need : cufort_l3_panels_need)(c, w),
+                                            (void **)&buf))) {
         if (st != CUFORT_ALLOC_FAILED)
             return cufort_in(routine, st);
         cufort_clear_error();   /* another thread or process took the memory: halve the problem */
@@ -278,7 +274,7 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     }
     cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
     cufort_stream caller = cufort_swap_thread_stream(j.comp);
-    st = blocks ? cufort_l3_triangular(&j, buf) : cufort_l3_panels(&j, buf);
+    st = tri ? cufort_l3_triangular(&j, buf) : cufort_l3_panels(&j, buf);
     st = cufort_l3_finish(&j, st);
     cufort_swap_thread_stream(caller);
     return cufort_in(routine, st);

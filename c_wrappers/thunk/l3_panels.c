@@ -4,11 +4,6 @@
  *
  *   SYMM/HEMM  A (its triangle only) stays on the device; each panel brings its part of B (and of
  *              C when beta != 0) and is one device SYMM.
- *   TRMM       on the left, the same with B's columns: each panel is one device TRMM on its part
- *              of B, in place.  Whole columns of B move as single copies, where the triangular
- *              pipeline's blocks of rows move as 2-D copies of a few KiB per column, which the
- *              DMA engines carry at 32 GB/s beside a running kernel against 55 (bench_l3
- *              --copy2d; docs/performance.md).
  *   rank k     the panel of columns c0.. of C holds the triangle's part of them: the diagonal block
  *              (one device rank-k update) and the rectangle below it for a lower C, above it for
  *              an upper one (one or two device GEMMs).  Those need op(A)'s rows from c0 on (up to
@@ -23,7 +18,7 @@
 
 typedef struct {
     cufort_l3_job *j;
-    int rank_k, sym, trmm, by_rows, c_in, lower;
+    int rank_k, sym, by_rows, c_in, lower;
     int64_t rows, cols, ka, ar, panels;
     char *dA, *dB, *slot[L3_SLOTS], *slot_b[L3_SLOTS], *tmp;
 } panels;
@@ -36,8 +31,7 @@ static int two_operands(cufort_l3_op op)
 static void shape(const cufort_l3 *c, panels *p)
 {
     p->rank_k = c->op >= CUFORT_L3_SYRK;
-    p->sym = !p->rank_k;   /* A resident and panels of B: SYMM/HEMM, and TRMM on the left */
-    p->trmm = c->op == CUFORT_L3_TRMM;
+    p->sym = !p->rank_k;
     p->lower = !cufort_l3_upper(c->uplo);
     if (p->rank_k) {
         p->rows = p->cols = c->n;
@@ -47,7 +41,7 @@ static void shape(const cufort_l3 *c, panels *p)
         p->ka = cufort_l3_left(c->side) ? c->m : c->n;
         p->by_rows = !cufort_l3_left(c->side);
     }
-    p->c_in = !p->trmm && c->beta != 0;
+    p->c_in = c->beta != 0;
 }
 
 /* device bytes: the resident operands, the slots (two per panel for SYMM: B and C), and the
@@ -66,7 +60,7 @@ static size_t sizes(const cufort_l3 *c, const panels *p, int64_t w, size_t *res,
         *tmp = 0;
     }
     *slot = cufort_l3_round((size_t)((p->by_rows ? p->cols : p->rows) * w) * es);
-    return *res + (size_t)(L3_SLOTS * (p->sym && !p->trmm ? 2 : 1)) * *slot + *tmp;
+    return *res + (size_t)(L3_SLOTS * (p->sym ? 2 : 1)) * *slot + *tmp;
 }
 
 size_t cufort_l3_panels_need(const cufort_l3 *c, int64_t w)
@@ -120,8 +114,8 @@ static int upload(panels *p, int s, int64_t r0, int64_t c0, int64_t rows, int64_
 {
     cufort_l3_job *j = p->j;
     int st;
-    if (p->sym) {   /* a TRMM's B is its output operand */
-        st = cufort_l3_put(j, p->trmm ? &j->out : &j->b, r0, c0, rows, cols, p->slot_b[s], rows, NULL);
+    if (p->sym) {
+        st = cufort_l3_put(j, &j->b, r0, c0, rows, cols, p->slot_b[s], rows, NULL);
         return st || !p->c_in ? st : cufort_l3_put(j, &j->out, r0, c0, rows, cols, p->slot[s], rows, NULL);
     }
     st = upload_rows(p, &j->a, p->dA, c0, cols);
@@ -144,8 +138,6 @@ static int compute(panels *p, int s, int64_t c0, int64_t rows, int64_t cols)
     cufort_l3_job *j = p->j;
     const cufort_l3 *c = j->c;
     char *out = p->slot[s];
-    if (p->trmm)   /* slot_b is slot: the product replaces the panel */
-        return cufort_l3_tri(c, c->alpha, rows, cols, p->dA, p->ka, out, rows);
     if (p->sym)
         return cufort_l3_symm(c, rows, cols, p->dA, p->ka, p->slot_b[s], rows, out, rows);
     int64_t ld = cufort_l3_max(1, p->ar), diag = p->lower ? 0 : c0;
@@ -207,11 +199,8 @@ int cufort_l3_panels(cufort_l3_job *j, char *buf)
     buf += res;
     for (int s = 0; s < L3_SLOTS; s++, buf += slot)
         p.slot[s] = buf;
-    for (int s = 0; s < L3_SLOTS && p.sym; s++) {
-        p.slot_b[s] = p.trmm ? p.slot[s] : buf;   /* a TRMM's product replaces its panel */
-        if (!p.trmm)
-            buf += slot;
-    }
+    for (int s = 0; s < L3_SLOTS && p.sym; s++, buf += slot)
+        p.slot_b[s] = buf;
     p.tmp = buf;
     int st = CUFORT_SUCCESS;
     if (p.sym && !(st = upload_triangle(&p)))
