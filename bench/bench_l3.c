@@ -136,28 +136,45 @@ static double rate(int up)
 }
 
 /* pinned H2D/D2H rates of the blocks the pipelines move: whole columns (one 1-D copy) against
- * blocks of rows (2-D copies of `width` bytes per column, pitch 64 KiB) */
+ * blocks of rows (2-D copies of `width` bytes per column, pitch 64 KiB), alone and beside DGEMMs
+ * (the pipelines copy while the GPU computes) */
 static void copy2d_rates(void)
 {
     size_t pitch = 65536, cols = 8192, bytes = pitch * cols;
+    int n = 8192;
     char *h, *d;
+    double *g[3];
+    cudaStream_t s;
     CK(cudaMallocHost((void **)&h, bytes));
     CK(cudaMalloc((void **)&d, bytes));
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (int k = 0; k < 3; k++) {
+        CK(cufort_alloc((void **)&g[k], (int64_t)n * n * 8));
+        CK(cudaMemset(g[k], 0, (size_t)n * n * 8));
+    }
     size_t widths[] = {2048, 8192, 16384, 32768, 65536};
-    for (int up = 1; up >= 0; up--)
-        for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
-            size_t w = widths[i];
-            double best = 1e30;
-            for (int rep = 0; rep < 5; rep++) {
-                double t0 = bench_now();
-                CK(up ? cudaMemcpy2D(d, w, h, pitch, w, cols, cudaMemcpyHostToDevice)
-                      : cudaMemcpy2D(h, pitch, d, w, w, cols, cudaMemcpyDeviceToHost));
-                double t = bench_now() - t0;
-                best = t < best ? t : best;
+    for (int busy = 0; busy < 2; busy++)
+        for (int up = 1; up >= 0; up--)
+            for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+                size_t w = widths[i];
+                double best = 1e30;
+                for (int rep = 0; rep < 5; rep++) {
+                    for (int k = 0; k < 3 * busy; k++)   /* ~60 ms of work, queued on cufort's stream */
+                        CK(cufort_dgemm('N', 'N', n, n, n, 1.0, g[0], n, g[1], n, 1.0, g[2], n));
+                    double t0 = bench_now();
+                    CK(up ? cudaMemcpy2DAsync(d, w, h, pitch, w, cols, cudaMemcpyHostToDevice, s)
+                          : cudaMemcpy2DAsync(h, pitch, d, w, w, cols, cudaMemcpyDeviceToHost, s));
+                    CK(cudaStreamSynchronize(s));
+                    double t = bench_now() - t0;
+                    best = t < best ? t : best;
+                    CK(cudaDeviceSynchronize());
+                }
+                printf("copy2d %s%s: %6zu bytes x %zu columns, pitch %zu: %.1f GB/s\n", up ? "H2D" : "D2H",
+                       busy ? " beside DGEMMs" : "", w, cols, pitch, w * cols / best / 1e9);
             }
-            printf("copy2d %s: %6zu bytes x %zu columns, pitch %zu: %.1f GB/s\n", up ? "H2D" : "D2H", w, cols,
-                   pitch, w * cols / best / 1e9);
-        }
+    for (int k = 0; k < 3; k++)
+        cufort_free(g[k]);
+    cudaStreamDestroy(s);
     cudaFreeHost(h);
     cudaFree(d);
 }
