@@ -9,6 +9,8 @@
 # Open MPI install: ScaLAPACK, the Fortran runtime and MPI's Fortran bindings, OpenBLAS (36 MB,
 # xz-compressed, unpacked on first use into <build-dir>/mpi-openblas), and Debian's ScaLAPACK testers
 # with their inputs.  Carry <build-dir>/mpi, <build-dir>/lib and <build-dir>/runtime.
+# --prepare only unpacks OpenBLAS (tests/examples/scalapack.sh runs the collected testers where
+# none are installed).
 # --testers runs those testers (MPI_TESTERS, default all collected; MPI_TESTER_RANKS ranks, default
 # 16) on the CPU BLAS, under the drop-in, and under the drop-in with every Level-3 call forced to
 # the GPU: testers.csv ("tester,mode,ranks,seconds,passed,failed").
@@ -26,6 +28,7 @@ task=bench
 case ${1:-} in
     --collect) task=collect; shift ;;
     --testers) task=testers; shift ;;
+    --prepare) task=prepare; shift ;;
 esac
 [ $task = collect ] && mkdir -p "${1:-build}"
 BUILD=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "mpi_run: no build directory ${1:-build}" >&2; exit 2; }
@@ -85,6 +88,7 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
 fi
 missing=$(ldd "$LIBS/scalapack_bench" | awk '/not found/ { print $1 }')
 [ -z "$missing" ] || { echo "mpi_run: not found: $missing" >&2; exit 1; }
+[ $task = prepare ] && exit 0
 
 OUT=$(mkdir -p "${OUT:-$BUILD/mpi-out}" && cd "${OUT:-$BUILD/mpi-out}" && pwd)
 LIMIT=${MPI_TIMEOUT:-300}

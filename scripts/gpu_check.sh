@@ -3,7 +3,8 @@
 # the CUDA toolkit but no gfortran/OpenBLAS: runs a tree built elsewhere with `make gpu-bundle`, never
 # rebuilding.  Steps (default all, in this order):
 #   smi       nvidia-smi
-#   cuda      tests/run_tests.sh with CUFORT_BACKEND=cuda
+#   cuda      tests/run_tests.sh with CUFORT_BACKEND=cuda (Debian's ScaLAPACK testers among them when
+#             the tree carries build/mpi from `make bench-mpi-collect`)
 #   host      tests/run_tests.sh with CUFORT_BACKEND=host (the cross-check oracle)
 #   fuzz      the fuzzer over the C ABI on the cuda backend: build/tests/fuzz_capi, 10^6 calls
 #             (GPU_CHECK_FUZZ_SEED, default 1; GPU_CHECK_FUZZ_CALLS, default 1000000); a crash, hang or

@@ -12,7 +12,8 @@
 # checks failed in about one run in seven.  One CPU BLAS thread per rank, as ScaLAPACK runs are
 # meant to be.
 # The backend is whatever CUFORT_BACKEND says.  Without mpirun or the testers it says so and
-# counts nothing (scripts/deps.sh installs them where it can).
+# counts nothing (scripts/deps.sh installs them where it can; on a GPU machine without the packages,
+# `make bench-mpi-collect` before `make gpu-bundle` and carrying build/mpi gives it the testers).
 # Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
 set -u
 BUILD=${1:-build}
@@ -24,6 +25,13 @@ finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
 multiarch=$( (gcc -print-multiarch 2>/dev/null || true) | head -n1)
 TESTERS=${SCALAPACK_TESTERS:-/usr/lib/${multiarch:-x86_64-linux-gnu}/scalapack/openmpi-tests}
+# a GPU machine without the packages: the testers and libraries `make bench-mpi-collect` put into
+# the build tree (carried there with it)
+if [ -z "${SCALAPACK_TESTERS:-}" ] && [ ! -x "$TESTERS/xdlu" ] && [ -x "$BUILD/mpi/testers/xdlu" ] &&
+   bash "$(dirname "$0")/../../bench/mpi_run.sh" --prepare "$BUILD" >/dev/null; then
+    TESTERS=$(cd "$BUILD/mpi/testers" && pwd)
+    export LD_LIBRARY_PATH="$(cd "$BUILD" && pwd)/mpi-openblas:$(dirname "$TESTERS")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 if ! command -v mpirun >/dev/null || [ ! -x "$TESTERS/xdlu" ]; then
     echo "# scalapack: skipped (no mpirun or no testers in $TESTERS: package scalapack-mpi-test)"
     finish
