@@ -13,7 +13,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-
 #include <string.h>
 
 #include "host_internal.h"

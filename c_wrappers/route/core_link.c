@@ -20,7 +20,8 @@ static void open_core(void)
 {
     Dl_info info;
     const char *slash;
-    if (dladdr((void *)open_core, &info) && info.dli_fname && (slash = strrchr(info.dli_fname, '/'))) {
+    if (dladdr((void *)open_core, &info) && info.dli_fname &&
+        (slash = strrchr(info.dli_fname, '/'))) {
         char path[4096];
         snprintf(path, sizeof path, "%.*s/libcufort.so.1", (int)(slash - info.dli_fname),
                  info.dli_fname);
