@@ -17,8 +17,8 @@
 /* the rank in the job of an MPI launch (its local rank when only that is known), else 0 */
 static int job_rank(void)
 {
-    int r = CORE(cufort_world_rank)();
-    return r >= 0 ? r : CORE(cufort_local_rank)() >= 0 ? CORE(cufort_local_rank)() : 0;
+    int r = cufort_world_rank();
+    return r >= 0 ? r : cufort_local_rank() >= 0 ? cufort_local_rank() : 0;
 }
 
 /* "# rank R (local L of S), device D (name)": which GPU each rank of a job used */
@@ -27,8 +27,8 @@ static void placement(FILE *f)
     int device = -1;
     cufort_device_properties props;
     fprintf(f, "# rank %d", job_rank());
-    if (CORE(cufort_local_size)() > 0)
-        fprintf(f, " (local %d of %d)", CORE(cufort_local_rank)(), CORE(cufort_local_size)());
+    if (cufort_local_size() > 0)
+        fprintf(f, " (local %d of %d)", cufort_local_rank(), cufort_local_size());
     if (route_core_open() && CORE(cufort_is_initialized)() &&
         !strcmp(CORE(cufort_backend_name)(), "cuda") &&
         CORE(cufort_get_device)(&device) == CUFORT_SUCCESS &&

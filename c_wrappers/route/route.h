@@ -10,7 +10,8 @@
  * adapt.c    near the threshold: the faster path, measured per routine and size
  * stats.c    the counters and the clock
  * report.c   the CUFORT_REPORT table at exit (reads the others; nothing calls it)
- * core_link.c libcufort, opened on first need (CORE below)
+ * core_link.c libcufort, opened on first need (CORE below); the launcher's variables
+ *            (c_wrappers/core/launcher.c) are compiled in too, for the report
  *
  * These objects are compiled once and linked into each drop-in, whose own objects define what they
  * refer to: dropin_this (the profile) and dropin_routines / dropin_nroutines (the counters' table).
