@@ -2,16 +2,21 @@
  * calls them (the same routine on the same malloc'd arrays again and again), side by side in one
  * process; wall clock around a call that returns with the result on the host:
  *   engine     cufort_d*_host: the GEMM engine (gemm) or the panel engine (the others)
+ *   pinned     the same on arrays from cufort_host_alloc
  *   whole      the arrays staged whole, the device routine, the result staged back, one step
  *              after another (the thunk layer's generic path, which these routines took before)
+ *   naive      cudaMalloc, cudaMemcpy from the pageable arrays, the device routine, the result
+ *              copied back, cudaFree (NVIDIA's fortran_thunking.c way)
  *   device     the device-pointer routine on arrays already on the GPU (the compute limit)
  *   roofline   max(device, bytes up / pinned H2D rate, bytes down / pinned D2H rate), the bytes
  *              being what the routine must move: a triangle only once, C of a rank-k update only
  *              its triangle
  * First calls (fresh arrays) and repeated calls (the median of BENCH_REPS, default 6, after them;
  * modes take turns call by call) are both reported.
+ * With --nvblas it times only the Fortran names the process resolves (dgemm_, dtrsm_, ...), which
+ * are NVBLAS's under LD_PRELOAD=libnvblas.so (bench/l3_run.sh sets that up), as mode nvblas.
  * BENCH_TAG is appended to the mode names (runs with another CUFORT_L3_PANEL, say).
- * Usage: bench_l3 [--sizes 4096,8192] [--routines gemm,trsm,trmm,syrk,symm] (trsmR: a right-side
+ * Usage: bench_l3 [--sizes 4096,8192] [--routines gemm,trsm,trmm,syrk,symm] [--nvblas] (trsmR: a right-side
  *        solve, syrkT: the transposed update, whose blocks are contiguous on the host)
  *        bench_l3 --ooc trsm|syrk N [K]   one single-precision call larger than the GPU, checked
  *                                         (TRSM: A N x N, B N x K; SYRK: A N x K, C N x N; K
@@ -179,41 +184,104 @@ static void copy2d_rates(void)
     cudaFree(d);
 }
 
+/* pinned host arrays, filled as make() fills them */
+static arrays make_pinned(int n)
+{
+    arrays m = make(n), p;
+    size_t bytes = (size_t)n * n * 8;
+    CK(cufort_host_alloc((void **)&p.A, (int64_t)bytes));
+    CK(cufort_host_alloc((void **)&p.B, (int64_t)bytes));
+    CK(cufort_host_alloc((void **)&p.C, (int64_t)bytes));
+    memcpy(p.A, m.A, bytes), memcpy(p.B, m.B, bytes), memcpy(p.C, m.C, bytes);
+    release(m);
+    return p;
+}
+static void release_pinned(arrays a) { cufort_host_free(a.A), cufort_host_free(a.B), cufort_host_free(a.C); }
+
+/* NVIDIA's thunking: device copies made and freed around every call, plain cudaMemcpy */
+static void naive(const char *r, int n, arrays *a)
+{
+    size_t bytes = (size_t)n * n * 8;
+    int tri = !strncmp(r, "tr", 2), syrk = !strncmp(r, "syrk", 4);
+    double *d[3] = {NULL, NULL, NULL}, *h[3] = {a->A, a->B, a->C};
+    int used[3] = {1, !syrk, !tri}, out = tri ? 1 : 2;
+    for (int k = 0; k < 3; k++)
+        if (used[k]) {
+            CK(cudaMalloc((void **)&d[k], bytes));
+            CK(cudaMemcpy(d[k], h[k], bytes, cudaMemcpyHostToDevice));
+        }
+    device_call(r, n, d[0], d[1], d[2]);
+    CK(cudaMemcpy(h[out], d[out], bytes, cudaMemcpyDeviceToHost));
+    for (int k = 0; k < 3; k++)
+        cudaFree(d[k]);
+}
+
+/* the Fortran names this process resolves: NVBLAS's under LD_PRELOAD */
+typedef void f77_fn();
+static f77_fn *fortran(const char *name)
+{
+    f77_fn *f = (f77_fn *)dlsym(RTLD_DEFAULT, name);
+    if (!f) { fprintf(stderr, "bench_l3: no %s in this process\n", name); exit(1); }
+    return f;
+}
+static void nvblas(const char *r, int n, arrays *a)
+{
+    static const double one = 1.0, half = 0.5;
+    if (!strcmp(r, "gemm")) fortran("dgemm_")("N", "N", &n, &n, &n, &one, a->A, &n, a->B, &n, &half, a->C, &n);
+    else if (!strcmp(r, "trsm")) fortran("dtrsm_")("L", "L", "N", "N", &n, &n, &one, a->A, &n, a->B, &n);
+    else if (!strcmp(r, "trsmR")) fortran("dtrsm_")("R", "L", "T", "N", &n, &n, &one, a->A, &n, a->B, &n);
+    else if (!strcmp(r, "syrkT")) fortran("dsyrk_")("L", "T", &n, &n, &one, a->A, &n, &half, a->C, &n);
+    else if (!strcmp(r, "trmm")) fortran("dtrmm_")("L", "U", "N", "N", &n, &n, &one, a->A, &n, a->B, &n);
+    else if (!strcmp(r, "syrk")) fortran("dsyrk_")("L", "N", &n, &n, &one, a->A, &n, &half, a->C, &n);
+    else fortran("dsymm_")("L", "L", &n, &n, &one, a->A, &n, a->B, &n, &half, a->C, &n);
+}
+
+static int nvblas_only;   /* --nvblas */
+
+typedef void call_fn(const char *, int, arrays *);
+
 static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
 {
-    enum { MODES = 2 };
-    const char *names[MODES] = {"engine", "whole"};
-    double first[MODES], *t[MODES];
+    enum { MAX_MODES = 4 };
+    const char *names[MAX_MODES] = {"engine", "pinned", "whole", "naive"};
+    call_fn *calls[MAX_MODES] = {engine, engine, whole, naive};
+    int modes = MAX_MODES;
+    if (nvblas_only)
+        names[0] = "nvblas", calls[0] = nvblas, modes = 1;
+    double first[MAX_MODES], *t[MAX_MODES];
     int reps = getenv("BENCH_REPS") ? atoi(getenv("BENCH_REPS")) : 6;
     /* first calls, each on fresh arrays */
-    for (int m = 0; m < MODES; m++) {
-        arrays a = make(n);
+    for (int m = 0; m < modes; m++) {
+        int pin = !strcmp(names[m], "pinned");
+        arrays a = pin ? make_pinned(n) : make(n);
         double t0 = bench_now();
-        m == 0 ? engine(r, n, &a) : whole(r, n, &a);
+        calls[m](r, n, &a);
         first[m] = bench_now() - t0;
-        release(a);
+        pin ? release_pinned(a) : release(a);
         t[m] = malloc(sizeof(double) * reps);
     }
-    /* repeated calls on one set of arrays, the modes in turns (2 warm-up rounds: the pin cache
-     * pins an array at its third sighting).  The cache starts empty, as in a program that
-     * allocates its arrays once: the arrays freed above lay where these lie, and a range whose
-     * pages went needs more sightings the next time. */
+    /* repeated calls on one set of arrays (and one of pinned arrays), the modes in turns (2
+     * warm-up rounds: the pin cache pins an array at its third sighting).  The cache starts empty,
+     * as in a program that allocates its arrays once: the arrays freed above lay where these lie,
+     * and a range whose pages went needs more sightings the next time. */
     cufort_pin_cache_limit(0);
     cufort_pin_cache_limit(-1);
-    arrays a = make(n);
+    arrays a = make(n), p = nvblas_only ? a : make_pinned(n);
     for (int rep = -2; rep < reps; rep++) {
-        if (rep == 0 && n >= 2048) {
+        if (rep == 0 && n >= 2048 && !nvblas_only) {
             int64_t bytes;
             int pins, watch;
             CK(cufort_pin_cache_info(&bytes, &pins, &watch));
             printf("# %s %d: %d arrays pinned (%.0f MB) after the warm-up\n", r, n, pins, bytes / 1e6);
         }
-        for (int m = 0; m < MODES; m++) {
+        for (int m = 0; m < modes; m++) {
             double t0 = bench_now();
-            m == 0 ? engine(r, n, &a) : whole(r, n, &a);
+            calls[m](r, n, !strcmp(names[m], "pinned") ? &p : &a);
             if (rep >= 0) t[m][rep] = bench_now() - t0;
         }
     }
+    if (!nvblas_only)
+        release_pinned(p);
     release(a);
     /* device: the compute alone */
     double *dA, *dB, *dC, dev[8];
@@ -239,7 +307,7 @@ static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
     double roof = fmax(device, fmax(up / h2d, down / d2h));
     double f = flops(r, n);
     const char *tag = getenv("BENCH_TAG") ? getenv("BENCH_TAG") : "";
-    for (int m = 0; m < MODES; m++) {
+    for (int m = 0; m < modes; m++) {
         double ms = bench_median(t[m], reps);
         char name[64];
         snprintf(name, sizeof name, "%s%s", names[m], tag);
@@ -248,10 +316,12 @@ static void run(const char *r, int n, double h2d, double d2h, FILE *csv)
         fprintf(csv, "%s,%d,%s,%.3f,%.3f,%.2f\n", r, n, name, first[m] * 1e3, ms * 1e3, f / ms / 1e12);
         free(t[m]);
     }
-    printf("%-5s %6d %-9s %40.2f ms  %6.1f TF/s\n", r, n, "device", device * 1e3, f / device / 1e12);
-    printf("%-5s %6d %-9s %40.2f ms  %6.1f TF/s\n", r, n, "roofline", roof * 1e3, f / roof / 1e12);
-    fprintf(csv, "%s,%d,device,,%.3f,%.2f\n%s,%d,roofline,,%.3f,%.2f\n", r, n, device * 1e3,
-            f / device / 1e12, r, n, roof * 1e3, f / roof / 1e12);
+    if (!nvblas_only) {   /* the run without --nvblas has them */
+        printf("%-5s %6d %-9s %40.2f ms  %6.1f TF/s\n", r, n, "device", device * 1e3, f / device / 1e12);
+        printf("%-5s %6d %-9s %40.2f ms  %6.1f TF/s\n", r, n, "roofline", roof * 1e3, f / roof / 1e12);
+        fprintf(csv, "%s,%d,device,,%.3f,%.2f\n%s,%d,roofline,,%.3f,%.2f\n", r, n, device * 1e3,
+                f / device / 1e12, r, n, roof * 1e3, f / roof / 1e12);
+    }
     fflush(stdout);
     fflush(csv);
 }
@@ -329,6 +399,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
         else if (!strcmp(argv[i], "--routines") && i + 1 < argc) routines = argv[++i];
+        else if (!strcmp(argv[i], "--nvblas")) nvblas_only = 1;
         else if (!strcmp(argv[i], "--copy2d")) {
             CK(cufort_init());
             copy2d_rates();

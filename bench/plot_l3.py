@@ -9,7 +9,10 @@ import os
 import sys
 from collections import defaultdict
 
-ORDER = ["engine", "whole", "device", "roofline"]
+TIMED = ["engine", "pinned", "whole", "naive", "nvblas"]   # host-array paths, first and repeated calls
+ORDER = TIMED + ["device", "roofline"]
+LABELS = {"engine": "engine", "pinned": "engine, pinned", "whole": "whole arrays", "naive": "naive thunking",
+          "nvblas": "NVBLAS (autopin)"}
 TITLES = {"gemm": "DGEMM", "trsm": "DTRSM (L, L, N)", "trmm": "DTRMM (L, U, N)", "syrk": "DSYRK (L, N)",
           "symm": "DSYMM (L, L)", "trsmR": "DTRSM (R, L, T)", "syrkT": "DSYRK (L, T)"}
 
@@ -24,23 +27,27 @@ def load(path):
 
 
 def table(rows):
+    """Per routine: each host-array path's repeated and first calls, device, roofline, the engine's
+    share of the roofline (only the paths the CSV has)."""
     out = []
     for routine in sorted({k[0] for k in rows}, key=lambda x: list(TITLES).index(x) if x in TITLES else 99):
+        ns = sorted(k[1] for k in rows if k[0] == routine)
+        timed = [t for t in TIMED if any(t in rows[(routine, n)] for n in ns)]
+        head = "".join(f" {LABELS[t]}: repeated; 1st call |" for t in timed)
         out += [f"### {TITLES.get(routine, routine)}", "",
-                "| n | engine, 1st call | engine, repeated | whole arrays, 1st | whole arrays, repeated "
-                "| device | roofline | engine / roofline |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for n in sorted(k[1] for k in rows if k[0] == routine):
+                f"| n |{head} device | roofline | engine / roofline |",
+                "| --- |" + " --- |" * (len(timed) + 3)]
+        for n in ns:
             m = rows[(routine, n)]
-            def cell(mode, first=False):
+            def cell(mode):
                 if mode not in m:
                     return "-"
                 f, ms, tf = m[mode]
-                return f"{f:.2f} ms" if first else f"{ms:.2f} ms ({tf:.1f} TF/s)"
+                return f"{ms:.2f} ms ({tf:.1f} TF/s)" + (f"; {f:.2f} ms" if f is not None else "")
             share = (f"{100 * m['roofline'][1] / m['engine'][1]:.0f}%"
                      if "engine" in m and "roofline" in m else "-")
-            out.append(f"| {n} | {cell('engine', True)} | {cell('engine')} | {cell('whole', True)} | "
-                       f"{cell('whole')} | {cell('device')} | {cell('roofline')} | {share} |")
+            cells = "".join(f" {cell(t)} |" for t in timed)
+            out.append(f"| {n} |{cells} {cell('device')} | {cell('roofline')} | {share} |")
         out.append("")
     return "\n".join(out)
 
@@ -56,7 +63,8 @@ def plot(rows, path):
         for mode in ORDER:
             pts = [(n, rows[(routine, n)][mode][2]) for n in ns if mode in rows[(routine, n)]]
             if pts:
-                ax.plot(*zip(*pts), marker="o", label=mode, linestyle="--" if mode in ("device", "roofline") else "-")
+                ax.plot(*zip(*pts), marker="o", label=LABELS.get(mode, mode),
+                        linestyle="--" if mode in ("device", "roofline") else "-")
         ax.set_xscale("log", base=2)
         ax.set_title(TITLES[routine])
         ax.set_xlabel("n")
