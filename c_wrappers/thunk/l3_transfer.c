@@ -127,7 +127,9 @@ static int pinned_block(const cufort_l3_job *j, const cufort_l3_operand *o, char
     int64_t f, l;
     dma_columns(o, host, hp, w, cols, &f, &l);
     int st = CUFORT_SUCCESS, up = kind == CUFORT_H2D;
-    for (int64_t c = f > 0 ? 0 : l; c < cols && !st; c = c + 1 == f ? l : c + 1)
+    for (int64_t c = 0; c < f && !st; c++)
+        st = column_pieces(j, o, host + (size_t)c * hp, dev + (size_t)c * dp, w, kind, s);
+    for (int64_t c = l; c < cols && !st; c++)
         st = column_pieces(j, o, host + (size_t)c * hp, dev + (size_t)c * dp, w, kind, s);
     if (!st && l > f) {
         char *h = host + (size_t)f * hp, *d = dev + (size_t)f * dp;
