@@ -58,6 +58,7 @@ typedef struct drop_plan {
     cufort_fft_plan engine;     /* the engine's plan (cufort plan cache); NULL: none */
     int engine_generation;
     int engine_failed;          /* planning it failed: not tried again */
+    int cpu_only;               /* small and planned for one thread: always the real FFTW */
     int64_t n[3], batch;        /* the engine's description (C order) */
     int advanced;
     int64_t inembed[3], istride, idist, onembed[3], ostride, odist;
@@ -66,6 +67,8 @@ typedef struct drop_plan {
 } drop_plan;
 
 /* ---- plan.c ---- */
+/* The thread count the program last gave plan_with_nthreads, per precision (1 until it does). */
+DROPIN_HIDDEN extern int drop_planning_threads[2];
 /* A plan for pb: NULL where the real FFTW would return NULL (its verdict on the problem, flags
  * such as FFTW_WISDOM_ONLY without wisdom, or no memory). */
 DROPIN_HIDDEN drop_plan *drop_plan_make(const drop_problem *pb);

@@ -69,6 +69,14 @@ static int fftw_refuses(const drop_problem *pb)
     return pb->kind == KIND_C2R && pb->rank > 1 && (pb->flags & FFTW_PRESERVE_INPUT);
 }
 
+int drop_planning_threads[2] = {1, 1};
+
+/* Below this work (a 4096-point complex transform) one FFTW thread takes under 7 us, a third of the
+ * engine's fastest call on the H100 machine (23 us, docs/performance.md): a plan for one thread
+ * stays on the real FFTW without the router's measuring, whose clock reads and lock would cost
+ * such calls more than 5%. */
+#define ONE_THREAD_CPU_FLOPS 2.5e5
+
 drop_plan *drop_plan_make(const drop_problem *pb)
 {
     if (fftw_refuses(pb))
@@ -81,7 +89,9 @@ drop_plan *drop_plan_make(const drop_problem *pb)
     p->flops = drop_flops(pb);
     int engine_ok = drop_engine_layout(pb, p);
     p->engine_failed = !engine_ok;
-    int paths = engine_ok ? dropin_paths(p->flops, 0) : DROPIN_PATH_CPU;
+    p->cpu_only = engine_ok && p->flops < ONE_THREAD_CPU_FLOPS && !dropin_forced() &&
+                  __atomic_load_n(&drop_planning_threads[pb->single != 0], __ATOMIC_RELAXED) <= 1;
+    int paths = engine_ok && !p->cpu_only ? dropin_paths(p->flops, 0) : DROPIN_PATH_CPU;
     /* FFTW_WISDOM_ONLY asks whether FFTW has wisdom for the problem: its answer stands on either path */
     if ((paths & DROPIN_PATH_CPU) || (pb->flags & FFTW_WISDOM_ONLY)) {
         p->cpu = drop_cpu_plan(pb, pb->flags);
@@ -143,7 +153,7 @@ void drop_plan_execute(const char *fn, drop_plan *p, void *in, void *out)
 {
     dropin_call c;
     dropin_begin(&c, p->stats);
-    if (!p->engine_failed && dropin_use_gpu(&c, p->flops, 0)) {
+    if (!p->engine_failed && !p->cpu_only && dropin_use_gpu(&c, p->flops, 0)) {
         cufort_fft_plan e = engine_plan(p, &c);
         if (e) {
             int st = cufort_fft_exec_host(e, in, out, engine_direction(&p->pb));

@@ -11,7 +11,7 @@
  * a factor BAND below the threshold, to a factor BAND above) falls in a class (its routine, its
  * flops in steps of 2^(1/4)); the class's calls run on the engine until TIMED of them were timed,
  * then on the CPU BLAS the same, and later calls take the path whose median timed call was
- * shorter.  The median, not the best: the CPU BLAS's times on a busy host spread widely, and one
+ * shorter (the engine's by the profile's engine_margin, where it has one).  The median, not the best: the CPU BLAS's times on a busy host spread widely, and one
  * lucky call must not decide.  A path that failed (the engine fell back) never wins.
  *
  * Which calls are timed.  Not the first after a switch of path: the first engine call pays for
@@ -178,7 +178,8 @@ static void decide(adapt_class *e)
     int before = e->choice;
     e->median[0] = median_of(e->t[0], kept(e, 0));
     e->median[1] = median_of(e->t[1], kept(e, 1));
-    e->choice = !e->failed && e->median[1] < e->median[0];
+    double margin = dropin_this.engine_margin > 0 ? dropin_this.engine_margin : 1;
+    e->choice = !e->failed && e->median[1] < margin * e->median[0];
     e->measuring = 0;
     e->measurements++;
     e->since = 0;

@@ -56,6 +56,10 @@ typedef struct {
      * the CPU library's speed on small calls depends on the program's settings (FFTW's thread
      * count), so that only a measurement can tell. */
     double band_low;
+    /* Measured routing takes the engine only where its median call is below this fraction of the
+     * CPU library's (0: 1, the faster one).  Below 1 where the CPU library is the reference the
+     * program compares against, so that noise in a few timed calls never makes it slower. */
+    double engine_margin;
     const char *(*cpu_path)(void);   /* the CPU library in use, for the report's header */
     /* A failed engine call with CUFORT_INVALID_VALUE and cufort_last_info() > 0 is the caller's
      * bad argument: reported here (the BLAS: xerbla) and not retried on the CPU.  NULL: such a
@@ -137,6 +141,8 @@ DROPIN_HIDDEN void dropin_configure(void);
  * Initialises cufort when the engine is possible. */
 enum { DROPIN_PATH_CPU = 1, DROPIN_PATH_ENGINE = 2 };
 DROPIN_HIDDEN int dropin_paths(double flops, int64_t min_dim);
+/* whether <prefix>_FORCE_GPU or a threshold of 0 sends every call to the engine */
+DROPIN_HIDDEN int dropin_forced(void);
 
 /* ---- measured routing near the threshold (adapt.c) ---- */
 DROPIN_HIDDEN int dropin_adapt_in_band(double flops, double threshold);

@@ -137,6 +137,12 @@ int dropin_paths(double flops, int64_t min_dim)
     return band ? DROPIN_PATH_CPU | DROPIN_PATH_ENGINE : DROPIN_PATH_ENGINE;
 }
 
+int dropin_forced(void)
+{
+    config();
+    return cfg.force;
+}
+
 int dropin_use_gpu(dropin_call *c, double flops, int64_t min_dim)
 {
     config();
