@@ -2,6 +2,7 @@
  *
  *   fftw_bench --lib PATH --name NAME [--threads-lib PATH] [--threads N] [--double] [--cases LIST]
  *              [--memory pageable,fftw_malloc] [--reps N] [--csv FILE]
+ *              [--vs PATH --vs-name NAME [--vs-threads-lib PATH]]
  *
  * The library (libcufort_fftw.so, NVIDIA's libcufftw.so, the real libfftw3f.so.3 ...) is opened with
  * RTLD_LOCAL|RTLD_DEEPBIND and used through dlsym on its handle, so each contestant runs with its own
@@ -21,10 +22,17 @@
  * ~0.5 s, at least 5, at most --reps).  Every result is checked against the real FFTW (opened apart,
  * one thread): the relative error max|y - ref| / max|ref| goes into the table and the CSV; one over
  * 1e-3 (single) / 1e-9 (double) fails the run (exit 1).  Table on stdout; rows appended to --csv
- * (default $OUT/fftw_bench.csv, else fftw_bench.csv), with a header when the file is new. */
+ * (default $OUT/fftw_bench.csv, else fftw_bench.csv), with a header when the file is new.
+ *
+ * --vs times a second library in the same process, in turns with the first: blocks of TURN calls
+ * of each, the first call of every block not counted (it pays for the other library's threads
+ * going to sleep, or waking), over the same number of counted calls.  Two processes run minutes
+ * apart differ by more than the 5% that matters for small transforms; calls in turns do not.  Both
+ * get the same thread count, which for the real FFTW is one setting they share. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,9 +156,79 @@ static int by_value(const void *p, const void *q)
 
 static fftw_api oracle;
 
+enum { TURN = 10 };
+
+/* one execution's wall time */
+static double timed(const fftw_api *a, void *p)
+{
+    double s = bench_now();
+    a->execute(p);
+    return bench_now() - s;
+}
+
+static double median_sorted(double *ts, int n)
+{
+    qsort(ts, (size_t)n, sizeof *ts, by_value);
+    return n % 2 ? ts[n / 2] : 0.5 * (ts[n / 2 - 1] + ts[n / 2]);
+}
+
+/* The first library's plan p against the second's on arrays of its own (same data), in turns;
+ * the first's counted times into ts, the second's row written here. */
+static void in_turns(const fftw_api *a, void *p, const fftw_api *b, const bench_case *c, const void *in,
+                     const void *out, int pageable, int reps, double *ts, const char *name,
+                     const char *vs_name, const char *mem, FILE *f)
+{
+    (void)name;
+    (void)out;
+    size_t ib = c->in_reals * real_bytes, ob = c->out_reals * real_bytes;
+    /* pageable arrays at the same offsets within a page as the first library's: FFTW picks its SIMD
+     * codelets by the arrays' alignment, which malloc's 16 bytes leave to chance, and input and
+     * output at the same offset in their pages slow each other's loads and stores */
+    void *bin0 = pageable ? malloc(ib + 4096) : b->malloc(ib), *bout0 = pageable ? malloc(ob + 4096) : b->malloc(ob);
+    char *bin = bin0, *bout = bout0;
+    if (pageable) {
+        bin += ((uintptr_t)in - (uintptr_t)bin) % 4096;
+        bout += ((uintptr_t)out - (uintptr_t)bout) % 4096;
+    }
+    memcpy(bin, in, ib);
+    memset(bout, 0, ob);
+    void *q = make_plan(b, c, bin, bout);
+    memcpy(bin, in, ib);   /* planning may have used the arrays */
+    double *us = malloc(sizeof *us * (size_t)reps);
+    int na = 0, nb = 0;
+    b->execute(q);
+    while (na < reps || nb < reps) {
+        for (int k = 0; k < TURN && na < reps; k++) {
+            double t = timed(a, p);
+            if (k)
+                ts[na++] = t;
+        }
+        for (int k = 0; k < TURN && nb < reps; k++) {
+            double t = timed(b, q);
+            if (k)
+                us[nb++] = t;
+        }
+    }
+    double med = median_sorted(us, reps);
+    printf("%-16s %-12s %10s %10s %10.6f %10.6f %5d %9.1f %9s  (%s, in turns)\n", c->name, mem, "", "",
+           med * 1e3, us[0] * 1e3, reps, c->flops / med * 1e-9, "", vs_name);
+    fprintf(f, "%s,%s,%s,%s,,,%.6f,%.6f,%d,%.2f,\n", vs_name, real_bytes == 4 ? "single" : "double",
+            c->name, mem, med * 1e3, us[0] * 1e3, reps, c->flops / med * 1e-9);
+    free(us);
+    b->destroy_plan(q);
+    if (pageable) {
+        free(bin0);
+        free(bout0);
+    } else {
+        b->free(bin0);
+        b->free(bout0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *lib = NULL, *name = NULL, *threads_lib = NULL, *csv = NULL;
+    const char *vs = NULL, *vs_name = NULL, *vs_threads_lib = NULL;
     const char *cases_arg = "c2c_2^24,c2c_4096x4096,batch_256x65536,r2c_512^3,small";
     const char *memory_arg = "pageable,fftw_malloc";
     int threads = 0, max_reps = 50;
@@ -165,22 +243,30 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--reps")) max_reps = atoi(v), i++;
         else if (!strcmp(argv[i], "--csv")) csv = v, i++;
         else if (!strcmp(argv[i], "--double")) prefix = "fftw_", real_bytes = 8;
+        else if (!strcmp(argv[i], "--vs")) vs = v, i++;
+        else if (!strcmp(argv[i], "--vs-name")) vs_name = v, i++;
+        else if (!strcmp(argv[i], "--vs-threads-lib")) vs_threads_lib = v, i++;
         else {
             fprintf(stderr, "usage: fftw_bench --lib PATH --name NAME [--threads-lib PATH] [--threads N] "
-                            "[--double] [--cases LIST] [--memory pageable,fftw_malloc] [--reps N] [--csv FILE]\n");
+                            "[--double] [--cases LIST] [--memory pageable,fftw_malloc] [--reps N] [--csv FILE] "
+                            "[--vs PATH --vs-name NAME [--vs-threads-lib PATH]]\n");
             return 2;
         }
     }
-    if (!lib || !name) {
-        fprintf(stderr, "fftw_bench: --lib and --name are needed\n");
+    if (!lib || !name || (vs && !vs_name)) {
+        fprintf(stderr, "fftw_bench: --lib and --name are needed (and --vs-name with --vs)\n");
         return 2;
     }
-    fftw_api a;
+    fftw_api a, b;
     load(&a, lib);
+    if (vs)
+        load(&b, vs);
     const char *oracle_path = getenv(real_bytes == 4 ? "BENCH_ORACLE_FFTWF" : "BENCH_ORACLE_FFTW");
     load(&oracle, oracle_path && *oracle_path ? oracle_path : real_bytes == 4 ? "libfftw3f.so.3" : "libfftw3.so.3");
     if (threads > 0)
         set_threads(lib, threads_lib, threads);
+    if (vs && threads > 0)
+        set_threads(vs, vs_threads_lib, threads);
 
     bench_case cases[32];
     int ncases = 0;
@@ -258,19 +344,19 @@ int main(int argc, char **argv)
             double first = t3 - t2;
             int reps = (int)fmin(max_reps, fmax(5, 0.5 / fmax(first, 1e-6)));
             double *ts = malloc(sizeof *ts * (size_t)reps);
-            for (int r = 0; r < reps; r++) {
-                double s = bench_now();
-                a.execute(p);
-                ts[r] = bench_now() - s;
+            if (vs) {
+                in_turns(&a, p, &b, c, in, out, pageable, reps, ts, name, vs_name, mem, f);
+            } else {
+                for (int r = 0; r < reps; r++)
+                    ts[r] = timed(&a, p);
             }
-            qsort(ts, (size_t)reps, sizeof *ts, by_value);
-            double med = reps % 2 ? ts[reps / 2] : 0.5 * (ts[reps / 2 - 1] + ts[reps / 2]);
+            double med = median_sorted(ts, reps);
             double err = rel_err(out, rout, c->out_reals);
             failed |= !(err <= tol);
-            printf("%-16s %-12s %10.4f %10.4f %10.4f %10.4f %5d %9.1f %9.2e%s\n", c->name, mem,
+            printf("%-16s %-12s %10.4f %10.4f %10.6f %10.6f %5d %9.1f %9.2e%s\n", c->name, mem,
                    (t1 - t0) * 1e3, first * 1e3, med * 1e3, ts[0] * 1e3, reps, c->flops / med * 1e-9,
                    err, err <= tol ? "" : "  WRONG");
-            fprintf(f, "%s,%s,%s,%s,%.4f,%.4f,%.4f,%.4f,%d,%.2f,%.3e\n", name,
+            fprintf(f, "%s,%s,%s,%s,%.4f,%.4f,%.6f,%.6f,%d,%.2f,%.3e\n", name,
                     real_bytes == 4 ? "single" : "double", c->name, mem, (t1 - t0) * 1e3, first * 1e3,
                     med * 1e3, ts[0] * 1e3, reps, c->flops / med * 1e-9, err);
             fflush(f);

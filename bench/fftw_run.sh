@@ -6,6 +6,8 @@
 #   cufort_engine  the same with every transform on the engine (CUFORT_FFTW_FORCE_GPU=1)
 #   cufftw         NVIDIA's libcufftw.so from the CUDA toolkit
 #   fftw_<N>t      the real FFTW with N threads (fftwf_plan_with_nthreads), and fftw_1t (small sizes)
+#   turns_*        small sizes again, the drop-in and the real FFTW timed in turns in one process
+#                  (FFTW_TURNS rounds, default 3, with N threads and with 1)
 # Everything lands in $OUT (else <build-dir>/fftw-run): fftw_bench.csv, fftw_run.log, the drop-in's
 # CUFORT_REPORT (cufort_report.txt), and fftw_bench.png + fftw_bench.md from bench/plot_fftw.py
 # (where python3 has matplotlib; otherwise run it on the CSV elsewhere).
@@ -42,6 +44,14 @@ else
 fi
 run "$BIN" --lib libfftw3f.so.3 --threads-lib libfftw3f_threads.so.3 --threads "$T" --name "fftw_${T}t"
 run "$BIN" --lib libfftw3f.so.3 --name fftw_1t --cases small
+# small transforms against the real FFTW in turns in one process, FFTW_TURNS rounds, T threads and 1
+for round in $(seq "${FFTW_TURNS:-3}"); do
+    for t in "$T" 1; do
+        run "$BIN" --lib "$B/lib/libcufort_fftw.so" --name "turns_cufort_${t}t" --threads "$t" \
+            --vs libfftw3f.so.3 --vs-name "turns_fftw_${t}t" --vs-threads-lib libfftw3f_threads.so.3 \
+            --cases small --reps 400
+    done
+done
 
 if python3 -c 'import matplotlib' 2>/dev/null; then
     run python3 bench/plot_fftw.py "$L/fftw_bench.csv" "$L/fftw_bench.png" "$L/fftw_bench.md"

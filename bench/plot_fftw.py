@@ -4,10 +4,43 @@
 Left: 1-d c2c of 2^8..2^20 points, median time per transform against size, one line per
 contestant (pageable arrays): where the drop-in's threshold belongs.  Right: the four large cases,
 median time of repeated calls per contestant, pageable and fftw_malloc arrays side by side, the
-first call marked above each bar."""
+first call marked above each bar.  The table ends with the small transforms timed in turns
+against the real FFTW in one process, where they exist."""
 import csv
+import statistics
 import sys
 from collections import defaultdict
+
+
+def turns_table(rows):
+    """The drop-in against the real FFTW timed in turns in one process (contestants turns_cufort_<T>
+    and turns_fftw_<T>, fftw_bench --vs): per case, memory and thread count, the median over the
+    runs of each one's median, and their ratio."""
+    med = defaultdict(list)
+    for r in rows:
+        if r["contestant"].startswith("turns_"):
+            med[(r["contestant"], r["case"], r["memory"])].append(float(r["median_ms"]))
+    threads = sorted({c.split("_")[-1] for c, _, _ in med}, key=lambda t: -int(t.rstrip("t")))
+    if not threads:
+        return []
+    out = ["", "Small transforms in turns (one process, the same arrays' alignment): median ms, "
+           "drop-in / FFTW", "", "| case | memory | " + " | ".join(
+               f"{t}: drop-in | FFTW | ratio" for t in threads) + " |",
+           "|---|---|" + "---:|---:|---:|" * len(threads)]
+    cases = sorted({k[1] for k in med}, key=lambda c: int(c.split("^")[1]) if "^" in c else 0)
+    for case in cases:
+        for mem in ("pageable", "fftw_malloc"):
+            cells = []
+            for t in threads:
+                a, b = med.get((f"turns_cufort_{t}", case, mem)), med.get((f"turns_fftw_{t}", case, mem))
+                if a and b:
+                    x, y = statistics.median(a), statistics.median(b)
+                    cells.append(f"{x:.5f} | {y:.5f} | {x / y:.3f}")
+                else:
+                    cells.append("- | - | -")
+            if any(c != "- | - | -" for c in cells):
+                out.append(f"| {case} | {mem} | " + " | ".join(cells) + " |")
+    return out
 
 
 def main():
@@ -19,10 +52,13 @@ def main():
 
     lines = ["| contestant | case | memory | plan ms | first ms | median ms | GFLOP/s | rel. error |",
              "|---|---|---|---:|---:|---:|---:|---:|"]
+    def num(v, fmt):   # a library timed in turns with another (fftw_bench --vs) has no plan or check
+        return format(float(v), fmt) if v else "-"
     for r in rows:
-        lines.append(f"| {r['contestant']} | {r['case']} | {r['memory']} | {float(r['plan_ms']):.2f} | "
-                     f"{float(r['first_ms']):.2f} | {float(r['median_ms']):.3f} | {float(r['gflops']):.1f} | "
-                     f"{float(r['rel_err']):.1e} |")
+        lines.append(f"| {r['contestant']} | {r['case']} | {r['memory']} | {num(r['plan_ms'], '.2f')} | "
+                     f"{num(r['first_ms'], '.2f')} | {float(r['median_ms']):.4f} | {float(r['gflops']):.1f} | "
+                     f"{num(r['rel_err'], '.1e')} |")
+    lines += turns_table(rows)
     open(md, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -34,7 +70,8 @@ def main():
     small = defaultdict(list)
     for r in rows:
         if r["case"].startswith("small_2^") and r["memory"] == "pageable":
-            small[r["contestant"]].append((2 ** int(r["case"].split("^")[1]), float(r["median_ms"])))
+            if not r["contestant"].startswith("turns_"):
+                small[r["contestant"]].append((2 ** int(r["case"].split("^")[1]), float(r["median_ms"])))
     for c in contestants:
         if small[c]:
             pts = sorted(small[c])

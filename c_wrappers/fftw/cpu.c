@@ -131,12 +131,24 @@ void *drop_cpu_plan(const drop_problem *pb, unsigned flags)
     return plan;
 }
 
-void drop_cpu_execute(const drop_plan *p, void *in, void *out)
+execute_fn *drop_cpu_executor(const drop_plan *p)
 {
     static void *slots[2][3];
     static const char *names[] = {"execute_dft", "execute_dft_r2c", "execute_dft_c2r"};
     int s = p->pb.single;
-    execute_fn *execute = drop_cpu(s, &slots[s][p->pb.kind], names[p->pb.kind]);
+    return drop_cpu(s, &slots[s][p->pb.kind], names[p->pb.kind]);
+}
+
+void drop_cpu_run(const drop_plan *p, void *in, void *out)
+{
+    cufort_cpu_fftw_enter();
+    p->cpu_exec(p->cpu, in, out);
+    cufort_cpu_fftw_leave();
+}
+
+void drop_cpu_execute(const drop_plan *p, void *in, void *out)
+{
+    execute_fn *execute = drop_cpu_executor(p);
     cufort_cpu_fftw_enter();
     execute(p->cpu, in, out);
     cufort_cpu_fftw_leave();

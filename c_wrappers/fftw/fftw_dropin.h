@@ -59,6 +59,7 @@ typedef struct drop_plan {
     int engine_generation;
     int engine_failed;          /* planning it failed: not tried again */
     int cpu_only;               /* small and planned for one thread: always the real FFTW */
+    void (*cpu_exec)(void *, void *, void *);   /* then FFTW's new-array execute, found at planning */
     int64_t n[3], batch;        /* the engine's description (C order) */
     int advanced;
     int64_t inembed[3], istride, idist, onembed[3], ostride, odist;
@@ -114,6 +115,10 @@ DROPIN_HIDDEN const char *drop_cpu_path(void);
  * FFTW measure (anything but FFTW_ESTIMATE / FFTW_WISDOM_ONLY), the arrays' contents are kept. */
 DROPIN_HIDDEN void *drop_cpu_plan(const drop_problem *pb, unsigned flags);
 DROPIN_HIDDEN void drop_cpu_execute(const drop_plan *p, void *in, void *out);
+/* FFTW's new-array execute for the plan's kind (execute_dft, _r2c, _c2r) */
+DROPIN_HIDDEN void (*drop_cpu_executor(const drop_plan *p))(void *, void *, void *);
+/* p->cpu_exec on p->cpu, marked as inside FFTW */
+DROPIN_HIDDEN void drop_cpu_run(const drop_plan *p, void *in, void *out);
 DROPIN_HIDDEN void drop_cpu_destroy(int single, void *cpu_plan);
 
 /* ---- the counters' table (table.c): one row per kind and precision, and one for the rest ---- */

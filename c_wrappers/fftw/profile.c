@@ -7,8 +7,9 @@
  * transforms took 25-42 us on the engine for 2^8..2^13 points against 2-44 us on one FFTW thread
  * but 31-75 us on sixteen, where FFTW's threads cost more than they save.  make
  * FFTW_GPU_THRESHOLD=... sets the upper edge.  The engine must measure 10% faster than FFTW to be
- * chosen: near the threshold FFTW's threaded calls vary by more than that from one to the next,
- * and a few timed calls could otherwise pick the engine where it is the slower path. */
+ * chosen, on the medians of 8 timed calls of each: near the threshold FFTW's threaded calls vary
+ * by more than that from one to the next, and a few timed calls could otherwise pick the engine
+ * where it is the slower path. */
 #include "fftw_dropin.h"
 
 #ifndef CUFORT_FFTW_THRESHOLD
@@ -27,6 +28,7 @@ const dropin_profile dropin_this = {
     .min_dim = 0,
     .band_low = 1e4,
     .engine_margin = 0.9,
+    .timed_calls = 8,
     .cpu_path = drop_cpu_path,
     .bad_argument = NULL,
 };

@@ -29,9 +29,10 @@ void cufort_cpu_fftw_unlock(void);
 /* Every other call into FFTW (execution, queries) is bracketed by enter/leave: FFTW calls its own
  * API, and with the FFTW drop-in preloaded those calls reach the drop-in, which must hand them
  * straight back when cufort_cpu_fftw_inside() (see cpu_fftw.c). */
-void cufort_cpu_fftw_enter(void);
-void cufort_cpu_fftw_leave(void);
-int cufort_cpu_fftw_inside(void);
+extern _Thread_local int cufort_cpu_fftw_depth __attribute__((tls_model("initial-exec")));
+static inline void cufort_cpu_fftw_enter(void) { cufort_cpu_fftw_depth++; }
+static inline void cufort_cpu_fftw_leave(void) { cufort_cpu_fftw_depth--; }
+static inline int cufort_cpu_fftw_inside(void) { return cufort_cpu_fftw_depth > 0; }
 
 /* What the host backend's FFT plans and runs with; plans and arrays as void * (either precision). */
 typedef struct {

@@ -9,7 +9,8 @@
  * threshold leaves calls there up to a quarter slower than the better path (docs/dropin-blas.md
  * has the measured cases).  A call whose work lies in the band (from the profile's band_low, else
  * a factor BAND below the threshold, to a factor BAND above) falls in a class (its routine, its
- * flops in steps of 2^(1/4)); the class's calls run on the engine until TIMED of them were timed,
+ * flops in steps of 2^(1/4)); the class's calls run on the engine until TIMED of them (or the
+ * profile's timed_calls) were timed,
  * then on the CPU BLAS the same, and later calls take the path whose median timed call was
  * shorter (the engine's by the profile's engine_margin, where it has one).  The median, not the best: the CPU BLAS's times on a busy host spread widely, and one
  * lucky call must not decide.  A path that failed (the engine fell back) never wins.
@@ -56,6 +57,13 @@
 #include "route.h"
 
 enum { BAND = 8, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
+
+/* timed calls per path and measurement: the profile's (at most KEEP), else TIMED */
+static int timed_calls(void)
+{
+    int n = dropin_this.timed_calls;
+    return n > 0 ? (n < KEEP ? n : KEEP) : TIMED;
+}
 enum { GAP_US = 50, GAPS_USUAL = 2 };
 enum { FIRST_RECHECK = 16, LAST_RECHECK = 4096, RECHECK_SHARE = 50 };
 #define FAR 3.0
@@ -142,11 +150,11 @@ int dropin_adapt_route(dropin_call *c, double flops)
         if (!e->measuring && e->until_recheck > 0 && --e->until_recheck == 0) {
             e->measuring = 1;   /* the other path only, afresh: the chosen one's runs count as done */
             e->runs[!e->choice] = 0;
-            e->runs[e->choice] = TIMED;
+            e->runs[e->choice] = timed_calls();
             e->kept[!e->choice] = 0;
         }
         e->gaps = after_gap ? e->gaps + 1 : 0;
-        path = e->measuring ? e->runs[1] < TIMED : e->choice;   /* the engine's run first */
+        path = e->measuring ? e->runs[1] < timed_calls() : e->choice;   /* the engine's run first */
         c->adapt = e;
         c->adapt_path = path;
         c->adapt_timed = path == e->last && (!after_gap || e->gaps > GAPS_USUAL);
@@ -197,7 +205,7 @@ static void decide(adapt_class *e)
     } else if (e->measurements == 1 || e->choice != before) {
         interval = FIRST_RECHECK;
     } else {
-        double cost = (TIMED + 1) * (hi / lo - 1);   /* calls' time lost by a measurement */
+        double cost = (timed_calls() + 1) * (hi / lo - 1);   /* calls' time lost by a measurement */
         long last = e->settled_on == e->choice ? e->settled : FIRST_RECHECK;
         double next = fmax(2.0 * last, ceil(RECHECK_SHARE * cost));
         interval = e->settled = next < LAST_RECHECK ? (long)next : LAST_RECHECK;
@@ -257,13 +265,13 @@ void dropin_adapt_record(dropin_call *c, int gpu)
         if (fell_back)
             e->failed = 1;
         /* calls of several threads at once may overshoot: ignored */
-        if (c->adapt_timed && e->measuring && e->runs[p] < TIMED) {
+        if (c->adapt_timed && e->measuring && e->runs[p] < timed_calls()) {
             e->runs[p]++;
             keep(e, p, t);
             if (e->far_in_a_row && p != e->choice && t >= FAR * e->median[e->choice])
-                e->runs[p] = TIMED;   /* the burst goes on: enough */
+                e->runs[p] = timed_calls();   /* the burst goes on: enough */
         }
-        if (e->measuring && e->runs[0] >= TIMED && e->runs[1] >= TIMED)
+        if (e->measuring && e->runs[0] >= timed_calls() && e->runs[1] >= timed_calls())
             decide(e);
     }
     pthread_mutex_unlock(&lock);

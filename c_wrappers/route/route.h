@@ -60,6 +60,9 @@ typedef struct {
      * CPU library's (0: 1, the faster one).  Below 1 where the CPU library is the reference the
      * program compares against, so that noise in a few timed calls never makes it slower. */
     double engine_margin;
+    /* Timed calls per path in a measurement (0: 3).  More where the CPU library's single calls
+     * vary widely (FFTW's threads), so that the median of a measurement means something. */
+    int timed_calls;
     const char *(*cpu_path)(void);   /* the CPU library in use, for the report's header */
     /* A failed engine call with CUFORT_INVALID_VALUE and cufort_last_info() > 0 is the caller's
      * bad argument: reported here (the BLAS: xerbla) and not retried on the CPU.  NULL: such a
