@@ -352,14 +352,18 @@ int main(void)
     setenv("CUFORT_L3_WHOLE_BYTES", "0", 1);   /* the pipelines from here on, whatever the size */
     sweep("one panel", 1);
     setenv("CUFORT_L3_PANEL", "5", 1);
-    sweep("panels of 5", 0);
+    setenv("CUFORT_L3_BLOCK", "3", 1);   /* a left TRSM/TRMM's solve on the device in many steps */
+    sweep("panels of 5, blocks of 3", 0);
     unsetenv("CUFORT_L3_PANEL");
+    unsetenv("CUFORT_L3_BLOCK");
     setenv("CUFORT_DEVICE_MEMORY_CAP", "16K", 1);
     sweep("out of core (16 KiB)", 0);
     unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     setenv("CUFORT_L3_PANEL", "7", 1);
+    setenv("CUFORT_L3_BLOCK", "4", 1);
     ck_threads(8, thread_body, "8 threads, 6 calls each");
     unsetenv("CUFORT_L3_PANEL");
+    unsetenv("CUFORT_L3_BLOCK");
     unsetenv("CUFORT_L3_WHOLE_BYTES");
     CHECK_OK(cufort_shutdown(), "shutdown");
     return ck_end();

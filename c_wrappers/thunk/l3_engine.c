@@ -1,8 +1,8 @@
 /* l3_engine.c — TRSM, TRMM, SYMM/HEMM and the rank-k updates on host arrays (see l3_engine.h):
  * which way a call goes.  Small calls take the generic thunk path (every array staged whole, the
  * device routine, the result staged back: for them the pipelines' extra steps cost more than their
- * overlap gains, docs/performance.md); the others go through a pipeline (l3_triangular.c for TRSM
- * and TRMM, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
+ * overlap gains, docs/performance.md); the others go through a pipeline (l3_left.c and
+ * l3_triangular.c for TRSM and TRMM on the left and on the right, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
  * and a coupling GEMM (the GEMM engine, which runs out of core) when it does not. */
 #include <stdlib.h>
 
@@ -206,13 +206,14 @@ static int64_t env_int(const char *name, int64_t dflt)
 /* The block or panel width: CUFORT_L3_PANEL, else an eighth of the dimension cut, 256 to 2048
  * rounded to 256; narrower (down to 256, then further for small outputs) until the call fits cap.
  * 0 when nothing fits. */
-static int64_t width(const cufort_l3 *c, int tri, int64_t dim, size_t cap)
+typedef size_t (*need_fn)(const cufort_l3 *, int64_t);
+
+static int64_t width(const cufort_l3 *c, need_fn need, int64_t dim, size_t cap)
 {
     int64_t w = env_int("CUFORT_L3_PANEL", 0);
     if (w <= 0)
         w = cufort_l3_min(MAX_BLOCK, cufort_l3_max(MIN_BLOCK, (dim / 8 + 255) / 256 * 256));
     w = cufort_l3_min(dim, w);
-    size_t (*need)(const cufort_l3 *, int64_t) = tri ? cufort_l3_triangular_need : cufort_l3_panels_need;
     while (need(c, w) > cap && w > 1)
         w = w > MIN_BLOCK ? cufort_l3_max(MIN_BLOCK, w / 2) : w / 2;
     return need(c, w) <= cap ? w : 0;
@@ -240,13 +241,16 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     if (bytes <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 128 << 20))
         return whole(routine, c);
     size_t cap = cufort_thunk_device_budget();
-    /* the dimension the pipeline cuts: rows of B for a left TRSM/TRMM, columns otherwise (rows
-     * of C for a right SYMM) */
-    int64_t dim = tri ? order : sym && !left ? rows : cols;
-    int64_t w = width(c, tri, dim, cap);
+    /* the pipeline, and the dimension it cuts: columns of B for a TRSM/TRMM (chunks on the left,
+     * blocks of the triangle on the right), of C for the others but a right SYMM (its rows) */
+    int left_tri = tri && left;
+    int (*pipeline)(cufort_l3_job *, char *) = left_tri ? cufort_l3_left_tri
+                                               : tri ? cufort_l3_triangular : cufort_l3_panels;
+    need_fn need = left_tri ? cufort_l3_left_tri_need : tri ? cufort_l3_triangular_need : cufort_l3_panels_need;
+    int64_t dim = sym && !left ? rows : cols;
+    int64_t w = width(c, need, dim, cap);
     char *buf = NULL;
-    if (w > 0 && (st = cufort_thunk_scratch((tri ? cufort_l3_triangular_need : cufort_l3_panels_need)(c, w),
-                                            (void **)&buf))) {
+    if (w > 0 && (st = cufort_thunk_scratch(need(c, w), (void **)&buf))) {
         if (st != CUFORT_ALLOC_FAILED)
             return cufort_in(routine, st);
         cufort_clear_error();   /* another thread or process took the memory: halve the problem */
@@ -274,7 +278,7 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     }
     cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
     cufort_stream caller = cufort_swap_thread_stream(j.comp);
-    st = tri ? cufort_l3_triangular(&j, buf) : cufort_l3_panels(&j, buf);
+    st = pipeline(&j, buf);
     st = cufort_l3_finish(&j, st);
     cufort_swap_thread_stream(caller);
     return cufort_in(routine, st);

@@ -3,14 +3,17 @@
  * host-array overloads and the drop-in library).
  *
  * A small call goes whole (the generic thunk path).  A larger one is pipelined on three streams
- * as the GEMM engine's tiles are: TRSM and TRMM in blocks of B, each a GEMM over the blocks done
- * and one small triangular call (l3_triangular.c); SYMM/HEMM and the rank-k updates in independent
- * panels of the output (l3_panels.c).  A triangle moves only itself, a rank-k update's C only its
+ * as the GEMM engine's tiles are: TRSM and TRMM on the left in independent chunks of B's columns,
+ * each solved or multiplied on the device in GEMMs over blocks of rows (l3_left.c); on the right
+ * in blocks of B's columns, each a GEMM over the blocks done and one small triangular call
+ * (l3_triangular.c); SYMM/HEMM and the rank-k updates in independent panels of the output
+ * (l3_panels.c).  A triangle moves only itself, a rank-k update's C only its
  * triangle.  What does not fit the device budget is split in two halves, done by this engine, and
  * the block coupling them, done by the GEMM engine (which runs out of core).
  *
  * Environment: CUFORT_DEVICE_MEMORY_CAP (gemm_engine.h); CUFORT_L3_PANEL, the block or panel width
- * (default an eighth of the dimension cut, 256 to 2048, rounded to 256); CUFORT_L3_WHOLE_BYTES, the
+ * (default an eighth of the dimension cut, 256 to 2048, rounded to 256); CUFORT_L3_BLOCK, the rows
+ * per block of a left TRSM/TRMM's solve on the device (l3_left.c); CUFORT_L3_WHOLE_BYTES, the
  * most bytes (all operands together) a call that goes whole may have (default 128 MiB). */
 #ifndef CUFORT_L3_ENGINE_H
 #define CUFORT_L3_ENGINE_H

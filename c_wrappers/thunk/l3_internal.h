@@ -1,7 +1,7 @@
 /* l3_internal.h — the parts of the Level-3 engine (l3_engine.h): one call's state and copies
- * (l3_transfer.c), the device routines (l3_device.c), and the two pipelines over them, panels of
- * the output (l3_panels.c: SYMM/HEMM and the rank-k updates) and blocks of a triangular solve or
- * product (l3_triangular.c). */
+ * (l3_transfer.c), the device routines (l3_device.c), and the three pipelines over them, panels of
+ * the output (l3_panels.c: SYMM/HEMM and the rank-k updates), chunks of a left triangular solve or
+ * product (l3_left.c) and blocks of a right one (l3_triangular.c). */
 #ifndef CUFORT_L3_INTERNAL_H
 #define CUFORT_L3_INTERNAL_H
 
@@ -9,7 +9,7 @@
 
 #include "l3_engine.h"
 
-enum { L3_SLOTS = 3 };
+enum { L3_SLOTS = 3, L3_BLOCK_EVENTS = 64 };
 /* a slot's events: its upload is done; its compute is done; its download is done */
 enum { L3_READY, L3_COMPUTED, L3_DONE, L3_EVENTS };
 
@@ -32,6 +32,7 @@ typedef struct {
     cufort_stream h2d, comp, d2h;
     cufort_event *ev[L3_SLOTS];         /* L3_EVENTS each */
     cufort_event resident;
+    cufort_event *blk;                  /* L3_BLOCK_EVENTS, made by cufort_l3_block_events */
     cufort_l3_operand a, b, out;        /* out: B of TRSM/TRMM, C otherwise */
     int64_t w;                          /* rows or columns of a panel or block */
 } cufort_l3_job;
@@ -48,16 +49,21 @@ int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64
 int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
                   const char *dev, int64_t dld, char *tmp);
 int cufort_l3_finish(cufort_l3_job *j, int status);
+/* the first count of the thread's block events into j->blk */
+int cufort_l3_block_events(cufort_l3_job *j, int count);
 
 /* The pipelines' common loop over n steps, step i in slot i % L3_SLOTS: upload(i) on h2d (first,
  * when reuse_slots, after the download of step i - L3_SLOTS), compute(i) on comp once it is up,
  * and the download of step i - 1 on d2h once that one is computed, queued after step i's compute
- * so that the host's staging of one overlaps the GPU's work on the other. */
+ * so that the host's staging of one overlaps the GPU's work on the other.  uploaded(i), where
+ * given, queues more on h2d between step i's upload and its compute (events it records there are
+ * in place before compute(i) waits for them). */
 typedef struct {
     int (*upload)(void *ctx, int64_t i);
     int (*compute)(void *ctx, int64_t i);
     int (*download)(void *ctx, int64_t i);
     int reuse_slots;
+    int (*uploaded)(void *ctx, int64_t i);
 } cufort_l3_steps;
 int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps, void *ctx);
 
@@ -78,6 +84,8 @@ size_t cufort_l3_panels_need(const cufort_l3 *c, int64_t w);
 int cufort_l3_panels(cufort_l3_job *j, char *buf);
 size_t cufort_l3_triangular_need(const cufort_l3 *c, int64_t w);
 int cufort_l3_triangular(cufort_l3_job *j, char *buf);
+size_t cufort_l3_left_tri_need(const cufort_l3 *c, int64_t w);
+int cufort_l3_left_tri(cufort_l3_job *j, char *buf);
 
 /* helpers shared by the pipelines */
 static inline int64_t cufort_l3_min(int64_t a, int64_t b) { return a < b ? a : b; }

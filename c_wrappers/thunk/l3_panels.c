@@ -205,6 +205,6 @@ int cufort_l3_panels(cufort_l3_job *j, char *buf)
     int st = CUFORT_SUCCESS;
     if (p.sym && !(st = upload_triangle(&p)))
         st = j->ops->stream_wait(j->comp, j->resident);
-    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 1};
+    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 1, NULL};
     return st ? st : cufort_l3_pipeline(j, p.panels, &steps, &p);
 }

@@ -16,12 +16,14 @@ typedef struct {
     cufort_stream h2d, comp, d2h;
     cufort_event resident;
     cufort_event ev[L3_SLOTS][L3_EVENTS];
+    cufort_event blk[L3_BLOCK_EVENTS];
 } engine;
 
 static void release_engine(cufort_thread_state *s)
 {
     engine *e = (engine *)s;
     cufort_thunk_events_release(&e->resident, 1);
+    cufort_thunk_events_release(e->blk, L3_BLOCK_EVENTS);
     for (int i = 0; i < L3_SLOTS; i++)
         cufort_thunk_events_release(e->ev[i], L3_EVENTS);
     cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
@@ -45,9 +47,15 @@ int cufort_l3_begin(cufort_l3_job *j)
     j->h2d = e->h2d, j->comp = e->comp, j->d2h = e->d2h, j->resident = e->resident;
     for (int i = 0; i < L3_SLOTS; i++)
         j->ev[i] = e->ev[i];
+    j->blk = e->blk;
     j->ops = cufort_ops();
     j->es = cufort_l3_esize(j->c->prec);
     return CUFORT_SUCCESS;
+}
+
+int cufort_l3_block_events(cufort_l3_job *j, int count)
+{
+    return count <= L3_BLOCK_EVENTS ? cufort_thunk_events(j->blk, count) : CUFORT_INTERNAL_ERROR;
 }
 
 void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int64_t rows,
@@ -197,6 +205,8 @@ int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps
         TRACE_GPU(j->h2d, 'u', i, 0);
         if (!st)
             st = ops->event_record(ev[L3_READY], j->h2d);
+        if (!st && steps->uploaded)
+            st = steps->uploaded(ctx, i);
         if (!st)
             st = ops->stream_wait(j->comp, ev[L3_READY]);
         if (!st)
