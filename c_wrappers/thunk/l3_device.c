@@ -60,6 +60,17 @@ int cufort_l3_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int6
     }
 }
 
+int cufort_l3_geam(char p, int64_t m, int64_t n, double complex al, const void *A, int64_t lda,
+                   double complex be, void *C, int64_t ldc)
+{
+    switch (p) {
+    case 's': return BACKEND(sgeam, 'N', 'N', m, n, R4(al), A, lda, R4(be), C, ldc, C, ldc);
+    case 'd': return BACKEND(dgeam, 'N', 'N', m, n, creal(al), A, lda, creal(be), C, ldc, C, ldc);
+    case 'c': return BACKEND(cgeam, 'N', 'N', m, n, C4(al), A, lda, C4(be), C, ldc, C, ldc);
+    default: return BACKEND(zgeam, 'N', 'N', m, n, al, A, lda, be, C, ldc, C, ldc);
+    }
+}
+
 /* the diagonal block of a rank-k update: n x n of C from n rows of op(A) (and op(B)) */
 int cufort_l3_rank_k(const cufort_l3 *c, int64_t n, const void *A, int64_t lda, const void *B,
                      int64_t ldb, double complex be, void *C, int64_t ldc)

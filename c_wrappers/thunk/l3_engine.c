@@ -2,7 +2,8 @@
  * which way a call goes.  Small calls take the generic thunk path (every array staged whole, the
  * device routine, the result staged back: for them the pipelines' extra steps cost more than their
  * overlap gains, docs/performance.md); the others go through a pipeline (l3_left.c and
- * l3_triangular.c for TRSM and TRMM on the left and on the right, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
+ * l3_triangular.c for TRSM and TRMM on the left and on the right, l3_rank_k.c for a rank-k update
+ * with a long untransposed A, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
  * and a coupling GEMM (the GEMM engine, which runs out of core) when it does not. */
 #include <stdlib.h>
 
@@ -203,6 +204,19 @@ static int64_t env_int(const char *name, int64_t dflt)
     return x >= 0 ? x : dflt;
 }
 
+/* A rank-k update of an untransposed A (n x k) in chunks of k (l3_rank_k.c) rather than panels
+ * of C: where A is about as long as C is wide or longer, C fits the device, and the update is
+ * bound by its copies, under 700 flops per byte of A and C (the H100 machine's GEMM rate over its
+ * PCIe rate is about 900).  The chunks' copies are faster, but C comes back only after the last
+ * one, where the panels' downloads overlap their GEMMs: DSYRK n = k = 8192 (512 flops per byte)
+ * 21.8 ms in chunks against 27.8 in panels, n = k = 16384 (1024) 135 against 125. */
+static int by_k_chunks(const cufort_l3 *c, size_t cap)
+{
+    double n = (double)c->n, k = (double)c->k, es = (double)cufort_l3_esize(c->prec);
+    return NOTR(c->trans) && 2 * k >= n && n * n * k < 700 * (n * k + n * n) * es &&
+           cufort_l3_rank_k_need(c, MIN_BLOCK) <= cap;
+}
+
 /* The block or panel width: CUFORT_L3_PANEL, else an eighth of the dimension cut, 256 to 2048
  * rounded to 256; narrower (down to 256, then further for small outputs) until the call fits cap.
  * 0 when nothing fits. */
@@ -244,10 +258,14 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     /* the pipeline, and the dimension it cuts: columns of B for a TRSM/TRMM (chunks on the left,
      * blocks of the triangle on the right), of C for the others but a right SYMM (its rows) */
     int left_tri = tri && left;
+    int k_chunks = rank_k && by_k_chunks(c, cap);
     int (*pipeline)(cufort_l3_job *, char *) = left_tri ? cufort_l3_left_tri
+                                               : k_chunks ? cufort_l3_rank_k_chunks
                                                : tri ? cufort_l3_triangular : cufort_l3_panels;
-    need_fn need = left_tri ? cufort_l3_left_tri_need : tri ? cufort_l3_triangular_need : cufort_l3_panels_need;
-    int64_t dim = sym && !left ? rows : cols;
+    need_fn need = left_tri ? cufort_l3_left_tri_need
+                   : k_chunks ? cufort_l3_rank_k_need
+                   : tri ? cufort_l3_triangular_need : cufort_l3_panels_need;
+    int64_t dim = k_chunks ? c->k : sym && !left ? rows : cols;
     int64_t w = width(c, need, dim, cap);
     char *buf = NULL;
     if (w > 0 && (st = cufort_thunk_scratch(need(c, w), (void **)&buf))) {

@@ -7,7 +7,8 @@
  * each solved or multiplied on the device in GEMMs over blocks of rows (l3_left.c); on the right
  * in blocks of B's columns, each a GEMM over the blocks done and one small triangular call
  * (l3_triangular.c); SYMM/HEMM and the rank-k updates in independent panels of the output
- * (l3_panels.c).  A triangle moves only itself, a rank-k update's C only its
+ * (l3_panels.c), but a rank-k update of an untransposed A with k >= n/2 in chunks of A's columns
+ * over C resident on the device (l3_rank_k.c).  A triangle moves only itself, a rank-k update's C only its
  * triangle.  What does not fit the device budget is split in two halves, done by this engine, and
  * the block coupling them, done by the GEMM engine (which runs out of core).
  *

@@ -1,7 +1,8 @@
 /* l3_internal.h — the parts of the Level-3 engine (l3_engine.h): one call's state and copies
  * (l3_transfer.c), the device routines (l3_device.c), and the three pipelines over them, panels of
  * the output (l3_panels.c: SYMM/HEMM and the rank-k updates), chunks of a left triangular solve or
- * product (l3_left.c) and blocks of a right one (l3_triangular.c). */
+ * product (l3_left.c) and blocks of a right one (l3_triangular.c), and chunks of k of a rank-k
+ * update with a long untransposed A (l3_rank_k.c). */
 #ifndef CUFORT_L3_INTERNAL_H
 #define CUFORT_L3_INTERNAL_H
 
@@ -77,6 +78,9 @@ int cufort_l3_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int6
                    const void *B, int64_t ldb, void *C, int64_t ldc);
 int cufort_l3_rank_k(const cufort_l3 *c, int64_t n, const void *A, int64_t lda, const void *B,
                      int64_t ldb, double complex be, void *C, int64_t ldc);
+/* C = al A + be C (m x n) */
+int cufort_l3_geam(char p, int64_t m, int64_t n, double complex al, const void *A, int64_t lda,
+                   double complex be, void *C, int64_t ldc);
 
 /* the pipelines: the device bytes a call needs with blocks of w (l3_engine.c narrows w until the
  * call fits), and the call itself on `buf`, that many bytes of device scratch */
@@ -86,6 +90,8 @@ size_t cufort_l3_triangular_need(const cufort_l3 *c, int64_t w);
 int cufort_l3_triangular(cufort_l3_job *j, char *buf);
 size_t cufort_l3_left_tri_need(const cufort_l3 *c, int64_t w);
 int cufort_l3_left_tri(cufort_l3_job *j, char *buf);
+size_t cufort_l3_rank_k_need(const cufort_l3 *c, int64_t w);
+int cufort_l3_rank_k_chunks(cufort_l3_job *j, char *buf);
 
 /* helpers shared by the pipelines */
 static inline int64_t cufort_l3_min(int64_t a, int64_t b) { return a < b ? a : b; }
