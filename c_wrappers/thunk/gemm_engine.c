@@ -30,9 +30,9 @@
 #include "thunk.h"
 #include "worker.h"
 
-/* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most),
- * 4096 when they are pageable (fewer, larger staged copies; measured on the H100 host, docs/performance.md),
- * and then whole columns when C is at most two tiles tall (plan()). */
+/* Tiles: 2048 when the arrays are pinned and C at most 4096 tall (the DMA engines keep up, so a
+ * short start matters most), else 4096 (fewer, larger copies; measured on the H100 host,
+ * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
        ALIGN = 256 };
 
@@ -253,7 +253,7 @@ static int64_t tile_size(const job *j)
 {
     const char *env = getenv("CUFORT_GEMM_TILE");
     long long t = env ? atoll(env) : 0;
-    return t > 0 ? t : j->pinned ? PINNED_TILE : PAGEABLE_TILE;
+    return t > 0 ? t : j->pinned && j->m <= 2 * PINNED_TILE ? PINNED_TILE : PAGEABLE_TILE;
 }
 
 static size_t a_bytes(const job *j) { return rounded((size_t)(j->mb * j->kb) * j->es); }
@@ -271,9 +271,11 @@ static int plan(job *j, size_t cap)
     int64_t t = tile_size(j), k = j->kt ? j->k : 0;
     j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
     j->nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
-    if (!j->pinned && j->m <= 2 * t) {
-        /* pageable, C at most two tiles tall: tiles of whole columns, so A is one panel and the
-         * staged copies of A, B and C move whole columns (packed when ld = m).  A tile holds the
+    if ((!j->pinned || j->m > 2 * PINNED_TILE) && j->m <= 2 * t) {
+        /* C at most two tiles tall (pageable, or pinned and taller than two small tiles): tiles of
+         * whole columns, so A is one panel and the copies of A, B and C move whole columns (the
+         * DMA engines move a tile's short strided pieces at a fraction of their rate beside
+         * running kernels: pinned DGEMM n = 8192 45.8 ms in tiles of 2048, 34.6 in columns).  A tile holds the
          * bytes of t x t floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and
          * download, which nothing overlaps, stay short. */
         double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
