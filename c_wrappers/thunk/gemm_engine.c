@@ -30,8 +30,8 @@
 #include "thunk.h"
 #include "worker.h"
 
-/* Tiles: 2048 when the arrays are pinned and C at most 4096 tall (the DMA engines keep up, so a
- * short start matters most), else 4096 (fewer, larger copies; measured on the H100 host,
+/* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most;
+ * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
  * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
        ALIGN = 256 };
@@ -249,11 +249,20 @@ size_t cufort_thunk_device_budget(void)
     return cap < dflt ? cap : dflt;
 }
 
+/* Pinned DGEMM with C taller than two small tiles: those tiles' columns are 16 KiB pieces, which
+ * the DMA engines move at 32 GB/s beside running kernels, and the pageable plan's whole columns
+ * run faster (n = 8192 34.6 ms against 45.8; n = 16384 202 against 222).  The other precisions
+ * keep the small tiles that measured best for them on pinned arrays. */
+static int tall_pinned(const job *j)
+{
+    return j->prec == 'd' && j->m > 2 * PINNED_TILE;
+}
+
 static int64_t tile_size(const job *j)
 {
     const char *env = getenv("CUFORT_GEMM_TILE");
     long long t = env ? atoll(env) : 0;
-    return t > 0 ? t : j->pinned && j->m <= 2 * PINNED_TILE ? PINNED_TILE : PAGEABLE_TILE;
+    return t > 0 ? t : j->pinned && !tall_pinned(j) ? PINNED_TILE : PAGEABLE_TILE;
 }
 
 static size_t a_bytes(const job *j) { return rounded((size_t)(j->mb * j->kb) * j->es); }
@@ -271,11 +280,9 @@ static int plan(job *j, size_t cap)
     int64_t t = tile_size(j), k = j->kt ? j->k : 0;
     j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
     j->nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
-    if ((!j->pinned || j->m > 2 * PINNED_TILE) && j->m <= 2 * t) {
-        /* C at most two tiles tall (pageable, or pinned and taller than two small tiles): tiles of
-         * whole columns, so A is one panel and the copies of A, B and C move whole columns (the
-         * DMA engines move a tile's short strided pieces at a fraction of their rate beside
-         * running kernels: pinned DGEMM n = 8192 45.8 ms in tiles of 2048, 34.6 in columns).  A tile holds the
+    if ((!j->pinned || tall_pinned(j)) && j->m <= 2 * t) {
+        /* C at most two tiles tall (pageable, or tall_pinned()): tiles of whole columns, so A is
+         * one panel and the copies of A, B and C move whole columns.  A tile holds the
          * bytes of t x t floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and
          * download, which nothing overlaps, stay short. */
         double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
