@@ -3,8 +3,9 @@
  * device routine, the result staged back: for them the pipelines' extra steps cost more than their
  * overlap gains, docs/performance.md); the others go through a pipeline (l3_left.c and
  * l3_triangular.c for TRSM and TRMM on the left and on the right, l3_rank_k.c for a rank-k update
- * with a long untransposed A, l3_panels.c for the rest) when it fits the device budget, and are split in two halves
- * and a coupling GEMM (the GEMM engine, which runs out of core) when it does not. */
+ * with a long untransposed A, l3_panels.c for the rest) when it fits the device budget, and are
+ * split in two halves and a coupling GEMM (the GEMM engine, which runs out of core) when it does
+ * not. */
 #include <stdlib.h>
 
 #include "gemm_engine.h"

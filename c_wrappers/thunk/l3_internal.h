@@ -1,5 +1,5 @@
 /* l3_internal.h — the parts of the Level-3 engine (l3_engine.h): one call's state and copies
- * (l3_transfer.c), the device routines (l3_device.c), and the three pipelines over them, panels of
+ * (l3_transfer.c), the device routines (l3_device.c), and the pipelines over them: panels of
  * the output (l3_panels.c: SYMM/HEMM and the rank-k updates), chunks of a left triangular solve or
  * product (l3_left.c) and blocks of a right one (l3_triangular.c), and chunks of k of a rank-k
  * update with a long untransposed A (l3_rank_k.c). */
