@@ -12,10 +12,11 @@
  *
  *   TRSM, op(A) = A      right-looking: X_b = D_b B_b, then B_R = B_R - A(R, b) X_b
  *   TRSM, op(A) = A^T/H  left-looking:  X_b = D_b (B_b - op(A)(b, P) X_P)
- *   TRMM                 X_b = D_b B_b + op(A)(b, P) B_P
+ *   TRMM                 X_b = alpha (D_b B_b + op(A)(b, P) B_P)
  *
  * P being the blocks before b in that order and R those after it; the order runs down the rows
- * when op(A) is lower triangular, up them when it is upper; alpha scales B in the first step.  X
+ * when op(A) is lower triangular, up them when it is upper; a solve's alpha scales B in its first
+ * step.  X
  * goes to a second slot.  D_b is the diagonal block as a full square, made once per call on the
  * device from an identity: op(A_bb) itself for TRMM (the other triangle zero, a unit diagonal
  * one), its inverse for TRSM (the device's triangular solve on the identity).  A triangular call
@@ -23,7 +24,6 @@
  * inverse is what MAGMA's solves apply too, and its error is bounded by the diagonal block's
  * condition (bl = 256 to 1024 rows). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "l3_internal.h"
 
