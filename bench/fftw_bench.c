@@ -175,11 +175,9 @@ static double median_sorted(double *ts, int n)
 /* The first library's plan p against the second's on arrays of its own (same data), in turns;
  * the first's counted times into ts, the second's row written here. */
 static void in_turns(const fftw_api *a, void *p, const fftw_api *b, const bench_case *c, const void *in,
-                     const void *out, int pageable, int reps, double *ts, const char *name,
-                     const char *vs_name, const char *mem, FILE *f)
+                     const void *out, int pageable, int reps, double *ts, const char *vs_name,
+                     const char *mem, FILE *f)
 {
-    (void)name;
-    (void)out;
     size_t ib = c->in_reals * real_bytes, ob = c->out_reals * real_bytes;
     /* pageable arrays at the same offsets within a page as the first library's: FFTW picks its SIMD
      * codelets by the arrays' alignment, which malloc's 16 bytes leave to chance, and input and
@@ -345,7 +343,7 @@ int main(int argc, char **argv)
             int reps = (int)fmin(max_reps, fmax(5, 0.5 / fmax(first, 1e-6)));
             double *ts = malloc(sizeof *ts * (size_t)reps);
             if (vs) {
-                in_turns(&a, p, &b, c, in, out, pageable, reps, ts, name, vs_name, mem, f);
+                in_turns(&a, p, &b, c, in, out, pageable, reps, ts, vs_name, mem, f);
             } else {
                 for (int r = 0; r < reps; r++)
                     ts[r] = timed(&a, p);

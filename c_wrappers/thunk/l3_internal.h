@@ -50,6 +50,8 @@ int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64
 int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
                   const char *dev, int64_t dld, char *tmp);
 int cufort_l3_finish(cufort_l3_job *j, int status);
+/* an n x n identity in the call's precision to dev (ld n), from a host copy, before h2d's next copy */
+int cufort_l3_identity(cufort_l3_job *j, char *dev, int64_t n);
 /* the first count of the thread's block events into j->blk */
 int cufort_l3_block_events(cufort_l3_job *j, int count);
 

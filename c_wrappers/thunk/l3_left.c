@@ -89,26 +89,6 @@ static char *diag_block(const left *t, int64_t s)
     return t->diag + (size_t)(s * t->bl * t->bl) * t->j->es;
 }
 
-/* the identity (bl x bl) on the device, from a host copy */
-static int upload_identity(left *t)
-{
-    cufort_l3_job *j = t->j;
-    size_t es = j->es, bytes = (size_t)(t->bl * t->bl) * es;
-    char *host = calloc(1, bytes);
-    if (!host)
-        return CUFORT_ALLOC_FAILED;
-    for (int64_t i = 0; i < t->bl; i++) {   /* 1 in the precision: a float or double 1, imaginary 0 */
-        char *e = host + (size_t)(i + i * t->bl) * es;
-        if (j->c->prec == 's' || j->c->prec == 'c')
-            *(float *)e = 1;
-        else
-            *(double *)e = 1;
-    }
-    int st = j->ops->copy2d(t->ident, bytes, host, bytes, bytes, 1, CUFORT_H2D, j->h2d, 0);
-    free(host);
-    return st;
-}
-
 /* the stored part of A's columns b0.. (block s in the order taken), and its event */
 static int upload_a(left *t)
 {
@@ -255,7 +235,7 @@ int cufort_l3_left_tri(cufort_l3_job *j, char *buf)
     t.tmp = buf;
     int st = cufort_l3_block_events(j, (int)t.blocks);
     if (!st && c->alpha != 0)
-        st = upload_identity(&t);
+        st = cufort_l3_identity(j, t.ident, t.bl);
     if (st)
         return st;
     static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 1, uploaded};

@@ -12,8 +12,6 @@
  * may keep data in), adds the product to beta C (the device's rank-kx update against an identity
  * for the diagonal block, which writes only the triangle; a sum of matrices for the rest) and
  * sends the panel back, C's uploads and downloads running side by side after A's. */
-#include <stdlib.h>
-
 #include "l3_internal.h"
 
 typedef struct {
@@ -160,26 +158,6 @@ static int download_panel(void *ctx, int64_t p)
     return cufort_l3_get(t->j, r0, c0, rows, cols, t->slot_c[p % L3_SLOTS], rows, NULL);
 }
 
-/* the identity (w x w) on the device, from a host copy */
-static int upload_identity(chunks *t)
-{
-    cufort_l3_job *j = t->j;
-    size_t es = j->es, bytes = (size_t)(t->w * t->w) * es;
-    char *host = calloc(1, bytes);
-    if (!host)
-        return CUFORT_ALLOC_FAILED;
-    for (int64_t i = 0; i < t->w; i++) {   /* 1 in the precision: a float or double 1, imaginary 0 */
-        char *e = host + (size_t)(i + i * t->w) * es;
-        if (j->c->prec == 's' || j->c->prec == 'c')
-            *(float *)e = 1;
-        else
-            *(double *)e = 1;
-    }
-    int st = j->ops->copy2d(t->ident, bytes, host, bytes, bytes, 1, CUFORT_H2D, j->h2d, 0);
-    free(host);
-    return st;
-}
-
 int cufort_l3_rank_k_chunks(cufort_l3_job *j, char *buf)
 {
     const cufort_l3 *c = j->c;
@@ -200,7 +178,7 @@ int cufort_l3_rank_k_chunks(cufort_l3_job *j, char *buf)
     t.tmp = buf;
     static const cufort_l3_steps by_chunk = {upload_chunk, update, no_download, 1, NULL};
     static const cufort_l3_steps by_panel = {upload_panel, combine, download_panel, 1, NULL};
-    int st = upload_identity(&t);
+    int st = cufort_l3_identity(j, t.ident, t.w);
     if (!st)
         st = cufort_l3_pipeline(j, t.chunks, &by_chunk, &t);
     return st ? st : cufort_l3_pipeline(j, t.panels, &by_panel, &t);

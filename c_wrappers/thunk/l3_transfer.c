@@ -4,6 +4,8 @@
  * they lie; the others go through staging.  Each operand is offered to the pin cache whole, once
  * per call (the staging is told not to offer its parts, which would compete with it), so that a
  * program repeating a call on the same arrays gets them pinned. */
+#include <stdlib.h>
+
 #include "l3_internal.h"
 #include "pin_cache.h"
 #include "scratch.h"
@@ -51,6 +53,24 @@ int cufort_l3_begin(cufort_l3_job *j)
     j->ops = cufort_ops();
     j->es = cufort_l3_esize(j->c->prec);
     return CUFORT_SUCCESS;
+}
+
+int cufort_l3_identity(cufort_l3_job *j, char *dev, int64_t n)
+{
+    size_t es = j->es, bytes = (size_t)(n * n) * es;
+    char *host = calloc(1, bytes);
+    if (!host)
+        return CUFORT_ALLOC_FAILED;
+    for (int64_t i = 0; i < n; i++) {   /* 1 in the precision: a float or double 1, imaginary 0 */
+        char *e = host + (size_t)(i + i * n) * es;
+        if (j->c->prec == 's' || j->c->prec == 'c')
+            *(float *)e = 1;
+        else
+            *(double *)e = 1;
+    }
+    int st = j->ops->copy2d(dev, bytes, host, bytes, bytes, 1, CUFORT_H2D, j->h2d, 0);
+    free(host);
+    return st;
 }
 
 int cufort_l3_block_events(cufort_l3_job *j, int count)
