@@ -6,7 +6,7 @@
  *   engine_pinned    the same on cufort_host_alloc'd arrays
  *   naive            cudaMalloc, cudaMemcpy from the pageable arrays, cublas?gemm, copy back, free
  *                    (NVIDIA's fortran_thunking.c way)
- *   xt_pageable, xt_pinned   cublasXt?gemm on one GPU
+ *   xt_pageable, xt_pinned   cublasXt?gemm on one GPU (BENCH_XT_DEVICES: on that many)
  *   device           cublas?gemm on device arrays, no transfers (cudaEvents)
  *   roofline         max(device, bytes in / pinned H2D rate, bytes out / pinned D2H rate)
  *   cpu              the CPU BLAS (dlopen'd: $BENCH_CPU_BLAS, default libopenblas.so.0)
@@ -14,6 +14,9 @@
  * With --nvblas[=tag] it times only the sgemm_ that the process resolves, which is NVBLAS's under
  * LD_PRELOAD=libnvblas.so (bench/gemm_run.sh sets that up), reported as mode nvblas[_tag].
  *
+ * The engine spreads over the devices CUFORT_DEVICES names (default: all); BENCH_PIN_CACHE=1 keeps
+ * the pin cache on, so repeated calls on the same pageable arrays DMA them directly (else every
+ * call is timed as a first call, through staging).
  * BENCH_TAG is appended to every mode name (runs with CUFORT_ALLOW_TF32=1 or a memory cap).
  * BENCH_AB compares engine settings rep by rep (see ab_engine); BENCH_REPS sets the repetitions.
  * Usage: bench_gemm [--precs sdz] [--sizes 256,512,...] [--modes a,b,...] [--nvblas[=tag]]
@@ -463,11 +466,15 @@ int main(int argc, char **argv)
         CK(cufort_init());
         /* the staged path, as in the earlier figures: the pin cache (fft_bench shows it) would pin
          * the arrays these calls pass again and again */
-        cufort_pin_cache_limit(0);
+        if (!getenv("BENCH_PIN_CACHE") || atoi(getenv("BENCH_PIN_CACHE")) == 0)
+            cufort_pin_cache_limit(0);
         CK(cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS);
         CK(cublasXtCreate(&xt) != CUBLAS_STATUS_SUCCESS);
-        int dev0 = 0;
-        CK(cublasXtDeviceSelect(xt, 1, &dev0) != CUBLAS_STATUS_SUCCESS);
+        int xt_devs[16] = {0}, n_xt = getenv("BENCH_XT_DEVICES") ? atoi(getenv("BENCH_XT_DEVICES")) : 1;
+        n_xt = n_xt < 1 ? 1 : n_xt > 16 ? 16 : n_xt;
+        for (int i = 0; i < n_xt; i++)
+            xt_devs[i] = i;
+        CK(cublasXtDeviceSelect(xt, n_xt, xt_devs) != CUBLAS_STATUS_SUCCESS);
         const char *cpu_name = getenv("BENCH_CPU_BLAS") ? getenv("BENCH_CPU_BLAS") : "libopenblas.so.0";
         void *cpu = dlopen(cpu_name, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
         have_cpu = cpu && load_f77(cpu, cpu_fns);
@@ -505,7 +512,7 @@ int main(int argc, char **argv)
                 free(pr.A), free(pr.B), free(pr.C);
                 continue;
             }
-            int big = pr.n >= 16384;
+            int big = pr.n >= 16384 && !getenv("BENCH_XT_BIG");
             int need_pinned = has(modes, "engine_pinned") || has(modes, "xt_pinned") || has(modes, "device");
             if (need_pinned) {
                 CK(cufort_host_alloc(&pr.pA, (int64_t)pr.bytes));

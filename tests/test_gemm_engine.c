@@ -3,7 +3,7 @@
  * that are no multiple of the tile, ld > rows with gaps that must survive, beta = 0 on a
  * NaN-poisoned C, alpha = 0 and k = 0; in three plans (one tile, many resident tiles, out of core
  * under a small CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, from 8 threads at once,
- * and bad arguments.  Error bound per element: 4(k+2) eps (|alpha| |A||B| + |beta| |C|). */
+ * spread over several devices (simulated ones on the host backend), and bad arguments.  Error bound per element: 4(k+2) eps (|alpha| |A||B| + |beta| |C|). */
 #define _GNU_SOURCE
 #include <complex.h>
 #include <float.h>
@@ -265,6 +265,77 @@ static void plan_checks(void)
     unsetenv("CUFORT_GEMM_TILE");
 }
 
+static int thread_body(int id, char *err, size_t errlen);
+
+/* Spread over 2-4 devices (on the host backend, CUFORT_HOST_DEVICES simulated ones): the sweep
+ * again, out of core too, the panels' count and the bytes, a device list in any order, threads,
+ * helpers ending at shutdown and at a device change, and a bad list. */
+static void spread_checks(void)
+{
+    setenv("CUFORT_HOST_DEVICES", "4", 1);
+    int count = 0;
+    CHECK_OK(cufort_device_count(&count), "device count");
+    if (count < 2) {
+        printf("# skipped: spreading over devices needs 2 (the cuda backend sees %d)\n", count);
+        return;
+    }
+    setenv("CUFORT_MULTI_GPU_MIN_FLOPS", "1", 1);
+    cufort_gemm_plan_info info;
+    for (int d = 2; d <= count && d <= 4; d++) {
+        char list[32] = "", *at = list;
+        for (int i = 0; i < d; i++)
+            at += sprintf(at, "%s%d", i ? "," : "", d - 1 - i);   /* the caller's device last */
+        setenv("CUFORT_DEVICES", list, 1);
+        setenv("CUFORT_GEMM_TILE", "16", 1);
+        sweep(ckf("%d devices, tile 16", d));
+        case_t c = make('d', 'T', 'N', 70, 97, 45, 1.5, -0.5, 2);
+        check_case(&c, ckf("%d devices", d));
+        cufort_thunk_gemm_last_plan(&info);
+        int64_t panels = 0, width = info.nb, busy = 0;
+        for (int i = 0; i < info.devices; i++)
+            panels += info.device_panels[i], busy += info.device_panels[i] > 0;
+        CHECK(info.devices == d && panels == (97 + width - 1) / width,
+              ckf("%d devices: every column panel once", d), "devices %d, %lld panels of %lld",
+              info.devices, (long long)panels, (long long)width);
+        /* B crosses once; A once to each device that took a panel; C comes back once */
+        size_t a = (size_t)70 * 45 * 8, b = (size_t)45 * 97 * 8, cb = (size_t)70 * 97 * 8;
+        CHECK(info.bytes_in == b + (size_t)busy * a && info.bytes_out == cb,
+              ckf("%d devices: B once, A once per device", d), "moved %zu + %zu, want %zu + %zu",
+              info.bytes_in, info.bytes_out, b + (size_t)busy * a, cb);
+        setenv("CUFORT_DEVICE_MEMORY_CAP", "20K", 1);
+        sweep(ckf("%d devices, out of core 20K", d));
+        check_case(&c, ckf("%d devices, out of core 20K", d));
+        cufort_thunk_gemm_last_plan(&info);
+        CHECK(info.devices == d && !info.resident, ckf("%d devices: out of core on each", d),
+              "devices %d resident %d", info.devices, info.resident);
+        unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+    }
+    setenv("CUFORT_DEVICES", count > 2 ? "0,1,2" : "0,1", 1);
+    setenv("CUFORT_GEMM_TILE", "20", 1);
+    ck_threads(8, thread_body, "spread gemm from 8 threads");
+    /* the helpers end at a shutdown and a device change, and start again after */
+    case_t c = make('z', 'C', 'N', 61, 80, 33, 0.5 + I, 0.25, 1);
+    CHECK_OK(cufort_shutdown(), "shutdown with helpers running");
+    CHECK_OK(cufort_init(), "init again");
+    check_case(&c, "spread after a shutdown");
+    CHECK_OK(cufort_set_device(1), "device 1 with helpers running");
+    check_case(&c, "spread from device 1");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == (count > 2 ? 3 : 2), "from device 1: spread over the list",
+          "devices %d", info.devices);
+    CHECK_OK(cufort_set_device(0), "back to device 0");
+    setenv("CUFORT_DEVICES", "0,9", 1);
+    double a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4}, cc[4] = {1, 2, 3, 4};
+    CHECK_FAILS_MSG(cufort_dgemm_host('N', 'N', 2, 2, 2, 1.0, a, 2, b, 2, 0.0, cc, 2),
+                    CUFORT_INVALID_VALUE, "CUFORT_DEVICES", "a device list naming no such device");
+    setenv("CUFORT_DEVICES", "0,0", 1);
+    CHECK_FAILS_MSG(cufort_dgemm_host('N', 'N', 2, 2, 2, 1.0, a, 2, b, 2, 0.0, cc, 2),
+                    CUFORT_INVALID_VALUE, "twice", "a device list naming one twice");
+    unsetenv("CUFORT_DEVICES");
+    unsetenv("CUFORT_MULTI_GPU_MIN_FLOPS");
+    unsetenv("CUFORT_GEMM_TILE");
+}
+
 static void errors(void)
 {
     double a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4}, c[4] = {1, 2, 3, 4};
@@ -333,6 +404,7 @@ int main(int argc, char **argv)
     unsetenv("CUFORT_GEMM_TILE");
     plan_checks();
     errors();
+    spread_checks();
     CHECK_OK(cufort_shutdown(), "shutdown");
     return ck_end();
 }

@@ -39,8 +39,9 @@ static int choose_device(int count, int *chosen)
         *chosen = (int)d;
         return CUFORT_SUCCESS;
     } else {
-        int rank = cufort_local_rank();   /* each rank of a node its own GPU, round robin */
-        *chosen = rank >= 0 ? rank % count : 0;
+        int st = cufort_first_device(count, chosen);   /* CUFORT_DEVICES, or the local-rank rule */
+        if (st)
+            return st;
     }
     if (*chosen >= count)
         return cufort_fail(CUFORT_INVALID_VALUE,

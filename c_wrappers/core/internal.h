@@ -109,13 +109,27 @@ int cufort_alias_arg(const char *routine, const char *out, const char *in);
 int cufort_local_rank(void);
 int cufort_local_size(void);
 int cufort_world_rank(void);
-/* how many of the node's ranks the local-rank rule puts on `device` of `devices`
- * (CUFORT_RANKS_PER_DEVICE overrides; 1 without a launcher) */
+/* how many of the node's ranks the local-rank rule puts on `device` of `devices` (each rank one
+ * device, or CUFORT_DEVICES_PER_RANK of them; CUFORT_RANKS_PER_DEVICE overrides; 1 without a
+ * launcher) */
 int cufort_ranks_on_device(int device, int devices);
 /* the device bytes one engine call of this rank may hold: what is free (and the thread's scratch,
  * `held`) less a sixteenth (at least 256 MiB), and with several ranks on the card at most their
  * share of it, so that ranks starting together do not each count the whole card as theirs */
 size_t cufort_rank_budget(size_t free_bytes, size_t total_bytes, size_t held, int ranks);
+/* CUFORT_DEVICES_PER_RANK: the devices each rank of a node takes (0 when unset: one) */
+int cufort_devices_per_rank(void);
+
+/* ---- the devices host-array calls may use (devices.c) ---- */
+#define CUFORT_MAX_DEVICES 16
+/* The device cufort_init takes when nothing names one: the first of CUFORT_DEVICES, else the
+ * local-rank rule (rank * CUFORT_DEVICES_PER_RANK, or rank, modulo count). */
+int cufort_first_device(int count, int *device);
+/* The devices a host-array call may spread over, the calling thread's own first when listed:
+ * CUFORT_DEVICES; else CUFORT_DEVICES_PER_RANK devices from the local rank's place; else each of
+ * several ranks on a node its own device; else every device.  *n >= 1. */
+int cufort_engine_devices(int *devs, int max, int *n);
+
 /* CPUs this process may run on (its affinity mask, as the launcher bound it); 0 when unknown */
 int cufort_usable_cpus(void);
 
@@ -200,11 +214,19 @@ const cufort_backend_ops *cufort_ops(void);            /* the active backend; NU
 cufort_stream cufort_thread_stream(void);
 cufort_stream cufort_swap_thread_stream(cufort_stream stream);   /* returns the old one; no checks */
 unsigned cufort_generation(void);
+/* cufort's device for this thread: the process's (cufort_set_device), or the one a helper thread of
+ * a multi-GPU call was bound to for its whole life */
 int cufort_current_device(void);
+int cufort_process_device(void);
+void cufort_bind_thread_device(int device);   /* before the thread's first CUDA call */
+int cufort_thread_device_bound(void);
 
 /* Run fn at every shutdown and device change, before the old device goes: it frees the
  * per-thread caches (thunk buffers) made on it. */
 void cufort_at_reset(void (*fn)(void *arg), void *arg);
+/* fn runs before every other reset hook: the multi-GPU helper threads end there, each releasing
+ * its own per-thread caches on its own device before the hooks release everybody else's. */
+void cufort_before_reset(void (*fn)(void));
 
 /* state.c's setters, for context.c alone: a backend becomes active / goes; the device changes;
  * the reset hooks run (in the order they were added). */

@@ -42,6 +42,25 @@ int cufort_world_rank(void)
     return first_int(vars, sizeof vars / sizeof *vars);
 }
 
+int cufort_devices_per_rank(void)
+{
+    const char *env = getenv("CUFORT_DEVICES_PER_RANK");
+    int k = env && *env ? atoi(env) : 0;
+    return k > 0 ? k : 0;
+}
+
+/* the ranks r < size whose devices (r, or r*k .. r*k+k-1 with k per rank, round the node)
+ * include `device` */
+static int ranks_sharing(int device, int devices, int size)
+{
+    int k = cufort_devices_per_rank(), ranks = 0;
+    if (!k)
+        return size / devices + (device < size % devices);
+    for (int r = 0; r < size; r++)
+        ranks += ((device - r * k) % devices + devices) % devices < k;
+    return ranks;
+}
+
 int cufort_ranks_on_device(int device, int devices)
 {
     const char *env = getenv("CUFORT_RANKS_PER_DEVICE");
@@ -50,8 +69,7 @@ int cufort_ranks_on_device(int device, int devices)
     int size = cufort_local_size();
     if (size <= 1 || devices <= 0 || device < 0 || device >= devices)
         return 1;
-    /* the local-rank rule gives device d the ranks r with r % devices == d */
-    int share = size / devices + (device < size % devices);
+    int share = ranks_sharing(device, devices, size);
     return share > 0 ? share : 1;
 }
 

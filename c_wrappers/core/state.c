@@ -13,7 +13,9 @@ static atomic_int device;
 static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct { void (*fn)(void *); void *arg; } reset_hooks[16];   /* cufort_at_reset */
 static int hook_count;
+static void (*first_hook)(void);               /* cufort_before_reset */
 static atomic_int forked_live;                 /* this is a fork's child of an initialised cufort */
+static _Thread_local int thread_device = -1;   /* a helper thread's own device (multi-GPU calls) */
 static _Thread_local cufort_stream thread_stream;
 static _Thread_local unsigned thread_stream_generation;   /* the init thread_stream was set under */
 
@@ -33,7 +35,10 @@ int cufort_state_forked(void) { return atomic_load(&forked_live); }
 
 const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
 unsigned cufort_generation(void) { return atomic_load(&generation); }
-int cufort_current_device(void) { return atomic_load(&device); }
+int cufort_current_device(void) { return thread_device >= 0 ? thread_device : atomic_load(&device); }
+int cufort_process_device(void) { return atomic_load(&device); }
+void cufort_bind_thread_device(int dev) { thread_device = dev; }
+int cufort_thread_device_bound(void) { return thread_device >= 0; }
 int cufort_is_initialized(void) { return cufort_ops() != NULL; }
 int cufort_on_host(void) { return atomic_load(&active_kind) == CUFORT_BACKEND_HOST; }
 int cufort_backend(void) { return cufort_ops() ? atomic_load(&active_kind) : 0; }
@@ -94,11 +99,21 @@ void cufort_at_reset(void (*fn)(void *arg), void *arg)
     pthread_mutex_unlock(&hooks_lock);
 }
 
+void cufort_before_reset(void (*fn)(void))
+{
+    pthread_mutex_lock(&hooks_lock);
+    first_hook = fn;
+    pthread_mutex_unlock(&hooks_lock);
+}
+
 void cufort_state_run_reset_hooks(void)
 {
     pthread_mutex_lock(&hooks_lock);
     int n = hook_count;
+    void (*first)(void) = first_hook;
     pthread_mutex_unlock(&hooks_lock);
+    if (first)
+        first();
     for (int i = 0; i < n; i++)   /* hooks only ever get added, at the end */
         reset_hooks[i].fn(reset_hooks[i].arg);
 }

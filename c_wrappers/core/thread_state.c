@@ -36,7 +36,7 @@ static void thread_exits(void *p)
     cufort_thread_states *kind = s->kind;
     CUFORT_HOLD_GATE;
     pthread_mutex_lock(&kind->lock);
-    if (kind->idle_count < IDLE_MAX) {
+    if (kind->idle_count < IDLE_MAX && !cufort_thread_device_bound()) {
         s->next_idle = kind->idle;
         kind->idle = s;
         kind->idle_count++;
@@ -61,7 +61,9 @@ void *cufort_thread_state_get(cufort_thread_states *kind, void **mine)
     if (*mine)
         return *mine;
     pthread_mutex_lock(&kind->lock);
-    cufort_thread_state *s = kind->idle;
+    /* a helper thread bound to a device of its own neither takes nor leaves warm caches: those of
+     * the pool belong to the process's device */
+    cufort_thread_state *s = cufort_thread_device_bound() ? NULL : kind->idle;
     if (s) {
         kind->idle = s->next_idle;
         kind->idle_count--;

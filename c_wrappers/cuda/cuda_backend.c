@@ -31,15 +31,19 @@ int cufort_cuda_status(cublasStatus_t s, const char *call)
 }
 
 static _Thread_local unsigned bound_generation;
+static _Thread_local int bound_device;
 
 int cufort_cuda_bind_thread(void)
 {
     unsigned g = cufort_generation();
-    if (bound_generation == g)
+    int dev = cufort_current_device();
+    if (bound_generation == g && bound_device == dev)
         return CUFORT_SUCCESS;
-    int st = cufort_cuda_error(cudaSetDevice(cufort_current_device()), "cudaSetDevice");
-    if (!st)
+    int st = cufort_cuda_error(cudaSetDevice(dev), "cudaSetDevice");
+    if (!st) {
         bound_generation = g;
+        bound_device = dev;
+    }
     return st;
 }
 
@@ -178,7 +182,8 @@ static int cuda_free(void *p)
 static int cuda_host_alloc(void **p, size_t bytes)
 {
     int st = cufort_cuda_bind_thread();
-    return st ? st : cufort_cuda_error(cudaMallocHost(p, bytes), "cudaMallocHost");
+    /* portable: a multi-GPU call's devices all DMA from the same pinned buffers */
+    return st ? st : cufort_cuda_error(cudaHostAlloc(p, bytes, cudaHostAllocPortable), "cudaHostAlloc");
 }
 
 static int cuda_host_free(void *p) { return cufort_cuda_error(cudaFreeHost(p), "cudaFreeHost"); }
@@ -186,7 +191,7 @@ static int cuda_host_free(void *p) { return cufort_cuda_error(cudaFreeHost(p), "
 static int cuda_host_register(void *p, size_t bytes)
 {
     int st = cufort_cuda_bind_thread();
-    return st ? st : cufort_cuda_error(cudaHostRegister(p, bytes, cudaHostRegisterDefault),
+    return st ? st : cufort_cuda_error(cudaHostRegister(p, bytes, cudaHostRegisterPortable),
                                        "cudaHostRegister");
 }
 

@@ -14,9 +14,13 @@
 static int host_open(int device) { (void)device; return CUFORT_SUCCESS; }
 static void host_close(void) {}
 
+/* CUFORT_HOST_DEVICES=n (1-64) makes the host backend show n devices, all the same host memory,
+ * so that multi-GPU scheduling and per-device state run in tests without a GPU. */
 static int host_device_count(int *count)
 {
-    *count = 1;
+    const char *env = getenv("CUFORT_HOST_DEVICES");
+    int n = env && *env ? atoi(env) : 1;
+    *count = n >= 1 && n <= 64 ? n : 1;
     return CUFORT_SUCCESS;
 }
 

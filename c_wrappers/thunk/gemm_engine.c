@@ -20,9 +20,11 @@
  * a third of a square GEMM's pageable uploads, and their staging, are gone. */
 #include <complex.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "blas_backends.h"
+#include "devices_run.h"
 #include "gemm_engine.h"
 #include "staging.h"
 #include "thread_state.h"
@@ -98,6 +100,16 @@ static int my_engine(engine **out)
 
 /* ---- one call ---- */
 
+/* A call spread over several devices: each device runs the whole call's plan on its own engine,
+ * taking C's column panels (width fixed, so the devices agree on them) one at a time from `next`,
+ * so a device that finishes early takes more. */
+typedef struct {
+    atomic_llong next;
+    int64_t width;
+    int devices;
+    cufort_gemm_plan_info dev[CUFORT_MAX_DEVICES];
+} shared_panels;
+
 typedef struct job {
     char prec, ta, tb;
     int64_t m, n, k, lda, ldb, ldc;
@@ -113,6 +125,8 @@ typedef struct job {
     engine *e;
     const cufort_backend_ops *ops;
     size_t bytes_in, bytes_out, device_bytes;
+    shared_panels *share;        /* NULL: this device does every panel */
+    int64_t panels;              /* column panels this device did */
 } job;
 
 static int is_zero(char prec, const void *x)
@@ -242,8 +256,9 @@ size_t cufort_thunk_device_budget(void)
     int device = 0, devices = 0;
     if (cufort_ops()->mem_info(&free_b, &total_b))
         return cap;
-    if (cufort_ops()->device_count(&devices) || cufort_get_device(&device))
+    if (cufort_ops()->device_count(&devices))
         devices = 0;
+    device = cufort_current_device();
     size_t dflt = cufort_rank_budget((size_t)free_b, (size_t)total_b, cufort_thunk_scratch_held(),
                                      cufort_ranks_on_device(device, devices));
     return cap < dflt ? cap : dflt;
@@ -275,36 +290,51 @@ static size_t need(const job *j)
 
 /* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
  * tile.  0 when not even 1 x 1 x 1 blocks fit. */
+static int whole_columns(const job *j, int64_t t)
+{
+    return (!j->pinned || tall_pinned(j)) && j->m <= 2 * t;
+}
+
+/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats */
+static int64_t tile_width(const job *j, int64_t t)
+{
+    int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
+    if (whole_columns(j, t)) {
+        double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
+        int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
+        nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
+    }
+    return nb;
+}
+
 static int plan(job *j, size_t cap)
 {
     int64_t t = tile_size(j), k = j->kt ? j->k : 0;
     j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
-    j->nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
-    if ((!j->pinned || tall_pinned(j)) && j->m <= 2 * t) {
-        /* C at most two tiles tall (pageable, or tall_pinned()): tiles of whole columns, so A is
-         * one panel and the copies of A, B and C move whole columns.  A tile holds the
-         * bytes of t x t floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and
-         * download, which nothing overlaps, stay short. */
-        double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
-        int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
+    /* C at most two tiles tall (pageable, or tall_pinned()): tiles of whole columns, so A is one
+     * panel and the copies of A, B and C move whole columns.  A tile holds the bytes of t x t
+     * floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and download, which
+     * nothing overlaps, stay short. */
+    if (whole_columns(j, t))
         j->mb = j->m;
-        j->nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
-    }
+    j->nb = j->share ? j->share->width : tile_width(j, t);
     j->kb = k;
     j->resident = 1;
     j->na = k ? (int)cdiv(j->m, j->mb) : 0;
-    j->nbs = k ? (int)cdiv(j->n, j->nb) : 0;
+    /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
+    j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
     j->nc = C_SLOTS;
     if (need(j) > cap) {
         j->resident = 0;
         j->na = j->nbs = k ? OOC_SLOTS : 0;
         j->nc = OOC_SLOTS;
-        while (need(j) > cap) {
-            if (j->kb > 1 && j->kb >= j->mb && j->kb >= j->nb)
+        while (need(j) > cap) {   /* a shared plan's panel width stays: the devices agree on it */
+            int64_t nb = j->share ? 1 : j->nb;
+            if (j->kb > 1 && j->kb >= j->mb && j->kb >= nb)
                 j->kb = cdiv(j->kb, 2);
-            else if (j->mb > 1 && j->mb >= j->nb)
+            else if (j->mb > 1 && j->mb >= nb)
                 j->mb = cdiv(j->mb, 2);
-            else if (j->nb > 1)
+            else if (nb > 1)
                 j->nb = cdiv(j->nb, 2);
             else
                 return 0;
@@ -405,7 +435,7 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
     slot *slots = which ? j->e->b : j->e->a;
     int count = which ? j->nbs : j->na;
     slot *s = NULL;
-    if (j->resident) {
+    if (j->resident && !(which && j->share)) {
         s = &slots[which ? col : row];
     } else {
         for (int i = 0; i < count && !s; i++)
@@ -512,6 +542,14 @@ static int give_back(job *j, cufort_worker *w, int64_t back, int64_t ticket[], i
     return CUFORT_SUCCESS;
 }
 
+/* the column panel after jj: the next in order, or the next nobody has taken */
+static int64_t next_panel(job *j, int64_t jj)
+{
+    int64_t next = j->share ? atomic_fetch_add(&j->share->next, 1) : jj + 1;
+    j->panels += next < j->nt;
+    return next;
+}
+
 static int run(job *j)
 {
     const int64_t lag = j->nc > 2 ? 2 : 1;
@@ -524,7 +562,7 @@ static int run(job *j)
             st = cufort_worker_start(&j->e->downloads);
         w = j->e->downloads;
     }
-    for (int64_t jj = 0; jj < j->nt && !st; jj++)
+    for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = next_panel(j, jj))
         for (int64_t i = 0; i < j->mt && !st; i++) {
             int s = (int)(t % j->nc);
             if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
@@ -539,6 +577,97 @@ static int run(job *j)
         int done = cufort_worker_wait(w, last);
         st = st ? st : done;
     }
+    return st;
+}
+
+/* The call on this thread's device: its engine, its share of the device memory, its streams. */
+static int run_here(job *j)
+{
+    char *buf;
+    int st;
+    if ((st = my_engine(&j->e)) || (st = allocate(j, &buf)))
+        return st;
+    carve(j, buf);
+    cufort_stream caller = cufort_swap_thread_stream(j->e->comp);
+    st = run(j);
+    cufort_stream streams[] = {j->e->h2d, j->e->comp, j->e->d2h};
+    for (int i = 0; i < 3; i++) {   /* nothing may still touch the caller's arrays */
+        int sync = j->ops->stream_synchronize(streams[i]);
+        st = st ? st : sync;
+    }
+    cufort_swap_thread_stream(caller);
+    j->e->last = (cufort_gemm_plan_info){j->mb, j->nb, j->kb, j->resident, j->device_bytes,
+                                         j->bytes_in, j->bytes_out, 1, {j->panels}};
+    return st;
+}
+
+/* Work that keeps one device busy for well over the cost of handing it a share (a helper thread's
+ * wake-up, A's upload to one more device): below it, a call stays on one device. */
+static double min_flops_per_device(void)
+{
+    const char *env = getenv("CUFORT_MULTI_GPU_MIN_FLOPS");
+    double v = env && *env ? strtod(env, NULL) : 0;
+    return v > 0 ? v : 2e10;
+}
+
+/* How many devices the call takes (*n; devs: which), and the width of the column panels they
+ * share: the one-device tile width, narrowed so that each device has three panels to take. */
+static int spread(job *j, int *devs, int *n, int64_t *width)
+{
+    *n = 1;
+    if (cufort_thread_device_bound())   /* already a device's share of a spread call */
+        return CUFORT_SUCCESS;
+    int st = cufort_engine_devices(devs, CUFORT_MAX_DEVICES, n);
+    if (st || *n < 2)
+        return st;
+    double flops = 2.0 * (double)j->m * (double)j->n * (double)(j->kt ? j->k : 0);
+    *n = (int)fmin(*n, fmin(flops / min_flops_per_device(), (double)j->n));
+    if (*n < 2)
+        return CUFORT_SUCCESS;
+    *width = IMAX(1, min64(tile_width(j, tile_size(j)), cdiv(j->n, 3 * (int64_t)*n)));
+    *n = (int)min64(*n, cdiv(j->n, *width));
+    return CUFORT_SUCCESS;
+}
+
+typedef struct {
+    const job *whole;
+    shared_panels *share;
+} spread_call;
+
+static int device_share(void *ctx, int index)
+{
+    spread_call *c = ctx;
+    job j = *c->whole;
+    j.share = c->share;
+    int st = run_here(&j);
+    c->share->dev[index] = j.e ? j.e->last : (cufort_gemm_plan_info){0};
+    return st;
+}
+
+/* The call over several devices; this thread's engine keeps the summary (the first device's
+ * tiles, every device's bytes and panels). */
+static int run_spread(job *j, const int *devs, int n, int64_t width)
+{
+    shared_panels share = {.width = width, .devices = n};
+    atomic_init(&share.next, 0);
+    spread_call c = {j, &share};
+    int st = cufort_on_devices(n, devs, device_share, &c);
+    engine *e;
+    int mst = my_engine(&e);
+    if (mst)
+        return st ? st : mst;
+    cufort_gemm_plan_info sum = share.dev[0];
+    sum.resident = 1;
+    sum.device_bytes = sum.bytes_in = sum.bytes_out = 0;
+    for (int i = 0; i < n; i++) {
+        sum.resident &= share.dev[i].resident;
+        sum.device_bytes += share.dev[i].device_bytes;
+        sum.bytes_in += share.dev[i].bytes_in;
+        sum.bytes_out += share.dev[i].bytes_out;
+        sum.device_panels[i] = share.dev[i].device_panels[0];
+    }
+    sum.devices = n;
+    e->last = sum;
     return st;
 }
 
@@ -571,20 +700,10 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
                (!j.kt || (pinned_matrix(&j, A, ar, ac, lda) && pinned_matrix(&j, B, br, bc, ldb)));
     const char *hb = getenv("CUFORT_GEMM_HOST_BETA");   /* 0: C goes up, the GPU adds beta C */
     j.host_beta = j.c_in && j.kt && !c_pinned && !(hb && *hb == '0');
-    char *buf;
-    if ((st = my_engine(&j.e)) || (st = allocate(&j, &buf)))
-        return cufort_in(routine, st);
-    carve(&j, buf);
-    cufort_stream caller = cufort_swap_thread_stream(j.e->comp);
-    st = run(&j);
-    cufort_stream streams[] = {j.e->h2d, j.e->comp, j.e->d2h};
-    for (int i = 0; i < 3; i++) {   /* nothing may still touch the caller's arrays */
-        int sync = j.ops->stream_synchronize(streams[i]);
-        st = st ? st : sync;
-    }
-    cufort_swap_thread_stream(caller);
-    j.e->last = (cufort_gemm_plan_info){j.mb, j.nb, j.kb, j.resident, j.device_bytes, j.bytes_in,
-                                        j.bytes_out};
+    int devs[CUFORT_MAX_DEVICES], n_dev = 1;
+    int64_t width = 0;
+    if (!(st = spread(&j, devs, &n_dev, &width)))
+        st = n_dev > 1 ? run_spread(&j, devs, n_dev, width) : run_here(&j);
     return cufort_in(routine, st);
 }
 

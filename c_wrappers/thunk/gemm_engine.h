@@ -8,7 +8,10 @@
  *                             thread; default: what the device has free, less a reserve
  *   CUFORT_GEMM_TILE          rows/columns of a C tile (default 2048 on pinned arrays, 4096 on
  *                             pageable ones); pageable C at most twice that tall is cut into
- *                             tiles of whole columns holding the bytes of that many floats squared */
+ *                             tiles of whole columns holding the bytes of that many floats squared
+ *   CUFORT_DEVICES, CUFORT_DEVICES_PER_RANK  the devices a call may spread over (internal.h);
+ *                             a call takes as many as have CUFORT_MULTI_GPU_MIN_FLOPS (default
+ *                             2e10) of its work each, and they share C's column panels */
 #ifndef CUFORT_GEMM_ENGINE_H
 #define CUFORT_GEMM_ENGINE_H
 
@@ -27,11 +30,14 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
 size_t cufort_thunk_device_budget(void);
 
 /* What the last cufort_thunk_gemm on this thread planned: tile sizes, whether A and B stayed
- * resident, the device bytes it held, and the host<->device bytes it moved (tests, reports). */
+ * resident, the device bytes it held, the host<->device bytes it moved, and how its column panels
+ * went over the devices (tests, reports). */
 typedef struct {
     int64_t mb, nb, kb;
     int resident;
-    size_t device_bytes, bytes_in, bytes_out;
+    size_t device_bytes, bytes_in, bytes_out;   /* over every device */
+    int devices;                                 /* the devices the call was spread over */
+    int64_t device_panels[CUFORT_MAX_DEVICES];   /* C's column panels each device computed */
 } cufort_gemm_plan_info;
 void cufort_thunk_gemm_last_plan(cufort_gemm_plan_info *info);
 

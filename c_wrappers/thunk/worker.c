@@ -15,6 +15,7 @@ struct cufort_worker {
     struct { cufort_task fn; void *arg; } queue[QUEUE];
     int64_t posted, finished;    /* tickets handed out; tickets run (or skipped) */
     int quit, status;            /* status: the first uncollected failure */
+    int device;                  /* the starting thread's own device, or -1 (see start) */
     char message[512];
 };
 
@@ -22,6 +23,8 @@ static void *serve(void *arg)
 {
     cufort_worker *w = arg;
     cufort_gate_serve_calls();   /* it runs work for a call that holds the gate */
+    if (w->device >= 0)
+        cufort_bind_thread_device(w->device);
     pthread_mutex_lock(&w->lock);
     for (;;) {
         while (!w->quit && w->finished == w->posted)
@@ -51,6 +54,9 @@ int cufort_worker_start(cufort_worker **out)
         return cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory for a worker thread");
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->changed, NULL);
+    /* A worker started by a multi-GPU helper works on that helper's device: the events it records
+     * and the caches it makes must belong to it. */
+    w->device = cufort_thread_device_bound() ? cufort_current_device() : -1;
     if (pthread_create(&w->thread, NULL, serve, w)) {
         pthread_mutex_destroy(&w->lock);
         pthread_cond_destroy(&w->changed);

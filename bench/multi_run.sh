@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bench/multi_run.sh [build-dir] — GEMM over several GPUs of one machine, one command: for 1, 2, ...
+# of its GPUs (MULTI_GPUS, default 1 up to all of them), bench_gemm times the engine spread over
+# that many (CUFORT_DEVICES) on pageable arrays (a first call: staged; and repeated calls, which the
+# pin cache lets DMA the arrays directly) and on pinned ones, cublasXt on as many GPUs
+# (BENCH_XT_DEVICES), NVBLAS on as many (NVBLAS_GPU_LIST), and device cuBLAS on one GPU (times
+# the count: the limit).  Rows "prec,n,mode_<g>gpu,ms,tflops" land in $OUT/bench_gemm.csv (else
+# <build-dir>/multi-run); bench/plot_multi.py makes the table and the plot.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 2
+B=${1:-build}
+L=${OUT:-$B/multi-run}
+mkdir -p "$L"
+export OUT=$L
+CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
+export LD_LIBRARY_PATH="$B/runtime:$B/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} BENCH_REPS=${BENCH_REPS:-5}
+LOG=$L/multi_run.log
+say() { echo "$*" | tee -a "$LOG"; }
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+say "devices: $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1); $(nproc) cores"
+SSIZES=${MULTI_SSIZES:-4096,8192,16384,32768}
+DSIZES=${MULTI_DSIZES:-4096,8192,16384}
+ZSIZES=${MULTI_ZSIZES:-4096,8192}
+run() { say "\$ $*"; "$@" 2>&1 | grep -v '^#' | tee -a "$LOG"; }
+cpu=$(ls "$B"/runtime/libopenblas.so.0 "$B"/runtime/libblas.so.3 2>/dev/null | head -n1)
+nv=$(ls "$CUDA_DIR"/lib64/libnvblas.so* "$CUDA_DIR"/targets/*/lib/libnvblas.so* 2>/dev/null | head -n1)
+
+for g in ${MULTI_GPUS:-$(seq 1 "$gpus")}; do
+    list=$(seq -s, 0 $((g - 1)))
+    modes=engine_pageable,engine_pinned,xt_pinned,xt_pageable
+    [ "$g" = 1 ] && modes=$modes,device,roofline
+    for p in s d z; do
+        sizes=$SSIZES; [ $p = d ] && sizes=$DSIZES; [ $p = z ] && sizes=$ZSIZES
+        CUFORT_DEVICES=$list BENCH_XT_DEVICES=$g BENCH_XT_BIG=1 BENCH_TAG=_${g}gpu \
+            run "$B/bench/bench_gemm" --precs $p --sizes "$sizes" --modes "$modes"
+        CUFORT_DEVICES=$list BENCH_PIN_CACHE=1 BENCH_TAG=_${g}gpu_repeat \
+            run "$B/bench/bench_gemm" --precs $p --sizes "$sizes" --modes engine_pageable
+    done
+    if [ -n "$nv" ] && [ -n "$cpu" ]; then
+        cfg=$L/nvblas_$g.conf
+        { echo "NVBLAS_CPU_BLAS_LIB $cpu"; echo "NVBLAS_GPU_LIST $(seq -s' ' 0 $((g - 1)))"
+          echo "NVBLAS_LOGFILE $L/nvblas.log"; } >"$cfg"
+        LD_PRELOAD=$nv NVBLAS_CONFIG_FILE=$cfg run "$B/bench/bench_gemm" --nvblas="${g}gpu" --precs sd \
+            --sizes "${MULTI_NVBLAS_SIZES:-8192,16384}"
+    fi
+done
+say "csv: $L/bench_gemm.csv"

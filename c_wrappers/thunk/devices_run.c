@@ -1,0 +1,92 @@
+/* devices_run.c — helper threads, one per device, for calls spread over several devices (see
+ * devices_run.h). */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "devices_run.h"
+#include "worker.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cufort_worker *helpers[CUFORT_MAX_DEVICES];   /* by device number */
+
+static int bind_to(void *device)
+{
+    cufort_bind_thread_device((int)(intptr_t)device);
+    return CUFORT_SUCCESS;
+}
+
+/* Before any reset hook: each helper ends, and its thread's caches are released on its own device
+ * as it exits (thread_state.c), while that device is still open. */
+static void stop_helpers(void)
+{
+    pthread_mutex_lock(&lock);
+    for (int d = 0; d < CUFORT_MAX_DEVICES; d++) {
+        cufort_worker_stop(helpers[d]);
+        helpers[d] = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static int helper(int device, cufort_worker **out)
+{
+    pthread_mutex_lock(&lock);
+    int st = CUFORT_SUCCESS;
+    if (!helpers[device] && !(st = cufort_worker_start(&helpers[device]))) {
+        cufort_worker_post(helpers[device], bind_to, (void *)(intptr_t)device);
+        cufort_before_reset(stop_helpers);
+    }
+    *out = helpers[device];
+    pthread_mutex_unlock(&lock);
+    return st;
+}
+
+typedef struct {
+    cufort_device_task fn;
+    void *ctx;
+    int index;
+} task;
+
+static int run_task(void *arg)
+{
+    task *t = arg;
+    return t->fn(t->ctx, t->index);
+}
+
+int cufort_on_devices(int n, const int *devs, cufort_device_task fn, void *ctx)
+{
+    task tasks[CUFORT_MAX_DEVICES];
+    cufort_worker *w[CUFORT_MAX_DEVICES] = {0};
+    int64_t ticket[CUFORT_MAX_DEVICES] = {0};
+    int self = cufort_current_device(), st = CUFORT_SUCCESS, mine = -1;
+    for (int i = 0; i < n && i < CUFORT_MAX_DEVICES; i++) {
+        tasks[i] = (task){fn, ctx, i};
+        if (devs[i] == self && mine < 0) {
+            mine = i;
+            continue;
+        }
+        if (devs[i] < 0 || devs[i] >= CUFORT_MAX_DEVICES)
+            st = cufort_fail(CUFORT_INVALID_VALUE, "device %d is beyond the %d a call may use",
+                             devs[i], CUFORT_MAX_DEVICES);
+        else if (!(st = helper(devs[i], &w[i])))
+            ticket[i] = cufort_worker_post(w[i], run_task, &tasks[i]);
+        if (st)
+            break;
+    }
+    if (!st && mine >= 0)
+        st = fn(ctx, mine);
+    char message[512] = "";
+    if (st)
+        snprintf(message, sizeof message, "%s", cufort_last_error());
+    for (int i = 0; i < n && i < CUFORT_MAX_DEVICES; i++)
+        if (ticket[i]) {   /* every task runs to its end: they share the caller's arrays */
+            int done = cufort_worker_wait(w[i], ticket[i]);
+            if (done && !st) {
+                st = done;
+                snprintf(message, sizeof message, "%s", cufort_last_error());
+            }
+        }
+    if (st)
+        cufort_fail(st, "%s", message);
+    return st;
+}

@@ -1,0 +1,16 @@
+/* devices_run.h — one host-array call's work on several devices at once.  Each extra device has a
+ * helper thread bound to it for its whole life (its caches, streams and cuBLAS handle all on that
+ * device), started on first use and ended before the next reset (shutdown or device change). */
+#ifndef CUFORT_DEVICES_RUN_H
+#define CUFORT_DEVICES_RUN_H
+
+#include "internal.h"
+
+typedef int (*cufort_device_task)(void *ctx, int index);
+
+/* fn(ctx, i) for i in [0, n), each with devs[i] as its thread's device: the calling thread runs
+ * its own device's share itself, helper threads the others'.  Returns when all have returned:
+ * the first failure's status, with its message on the calling thread. */
+int cufort_on_devices(int n, const int *devs, cufort_device_task fn, void *ctx);
+
+#endif
