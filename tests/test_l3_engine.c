@@ -4,7 +4,8 @@
  * ld > rows with gaps that must survive, the triangle of C a rank-k update does not reference kept
  * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0; on the generic path that small calls take
  * and in three plans of the pipelines (one block, many narrow blocks, out of core under a small
- * CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, and from 8 threads at once.  Error bound: 8 (d+2) eps (|alpha| |A||B| + |beta| |C|), d the inner
+ * CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, from 8 threads at once, and spread over
+ * several devices (simulated ones on the host backend).  Error bound: 8 (d+2) eps (|alpha| |A||B| + |beta| |C|), d the inner
  * dimension; a solve's bound uses |A^-1|'s size, kept near 1 by a dominant diagonal. */
 #define _GNU_SOURCE
 #include <complex.h>
@@ -364,6 +365,24 @@ int main(void)
     ck_threads(8, thread_body, "8 threads, 6 calls each");
     unsetenv("CUFORT_L3_PANEL");
     unsetenv("CUFORT_L3_BLOCK");
+    /* spread over 3 devices (simulated ones on the host backend; as many as there are, up to 3,
+     * on a GPU machine), whole and out of core on each */
+    setenv("CUFORT_HOST_DEVICES", "3", 1);
+    int count = 0;
+    CHECK_OK(cufort_device_count(&count), "device count");
+    if (count >= 2) {
+        setenv("CUFORT_MULTI_GPU_MIN_FLOPS", "1", 1);
+        setenv("CUFORT_DEVICES", count > 2 ? "2,0,1" : "1,0", 1);
+        sweep("spread over devices", 1);
+        setenv("CUFORT_DEVICE_MEMORY_CAP", "16K", 1);
+        sweep("spread over devices, out of core (16 KiB)", 0);
+        unsetenv("CUFORT_DEVICE_MEMORY_CAP");
+        ck_threads(8, thread_body, "spread, 8 threads, 6 calls each");
+        unsetenv("CUFORT_DEVICES");
+        unsetenv("CUFORT_MULTI_GPU_MIN_FLOPS");
+    } else {
+        printf("# skipped: spreading over devices needs 2 (the backend sees %d)\n", count);
+    }
     unsetenv("CUFORT_L3_WHOLE_BYTES");
     CHECK_OK(cufort_shutdown(), "shutdown");
     return ck_end();

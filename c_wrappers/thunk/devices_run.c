@@ -1,11 +1,36 @@
 /* devices_run.c — helper threads, one per device, for calls spread over several devices (see
  * devices_run.h). */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "devices_run.h"
 #include "worker.h"
+
+/* Work that keeps one device busy for well over the cost of handing it a share (a helper
+ * thread's wake-up, the shared operand's upload to one more device): below it, a call stays on
+ * one device. */
+static double min_flops_per_device(void)
+{
+    const char *env = getenv("CUFORT_MULTI_GPU_MIN_FLOPS");
+    double v = env && *env ? strtod(env, NULL) : 0;
+    return v > 0 ? v : 2e10;
+}
+
+int cufort_spread_devices(double flops, int64_t parts, int *devs, int *n)
+{
+    *n = 1;
+    if (cufort_thread_device_bound())
+        return CUFORT_SUCCESS;
+    int st = cufort_engine_devices(devs, CUFORT_MAX_DEVICES, n);
+    if (st || *n < 2)
+        return st;
+    double most = fmin(flops / min_flops_per_device(), (double)parts);
+    *n = most < *n ? (int)fmax(1, most) : *n;
+    return CUFORT_SUCCESS;
+}
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cufort_worker *helpers[CUFORT_MAX_DEVICES];   /* by device number */

@@ -1,12 +1,17 @@
 /* gemm_engine.c — tiled GEMM on host arrays (see gemm_engine.h).
  *
  * C is cut into tiles of mb x nb; op(A) into row panels and op(B) into column panels, each also cut
- * along k into chunks of kb when the device budget demands it.  Three streams: uploads (h2d),
- * GEMMs (comp), downloads (d2h), ordered by events, so the PCIe engines and the SMs work at once.
+ * along k into chunks of kb when the device budget demands it, or when A is one large panel (see
+ * plan()).  Three streams: uploads (h2d), GEMMs (comp), downloads (d2h), ordered by events, so the
+ * PCIe engines and the SMs work at once.
  *
- *   resident     A and B fit the budget whole (kb = k): each panel is uploaded once, when the
- *                first tile needing it comes, into a slot of its own; C tiles cycle through
+ *   resident     A and B fit the budget whole: each block of A is uploaded once, when the first
+ *                tile needing it comes, into a slot of its own, and so are B's panels (or they
+ *                cycle through a few slots where each serves one tile); C tiles cycle through
  *                C_SLOTS slots.  Every byte crosses PCIe once.
+ *
+ * Spread over several devices, each device runs this plan on its own engine and takes C's column
+ * panels one at a time from a shared counter (run_spread()).
  *   out of core  two slots each for A blocks, B blocks and C tiles, with kb, mb, nb halved until
  *                they fit: blocks are uploaded again for every tile that needs them.
  *
@@ -36,7 +41,7 @@
  * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
  * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
-       ALIGN = 256 };
+       ALIGN = 256, MAX_A_PIECES = 8 };
 
 /* A block slot's events: its upload is done; the last GEMM reading it is done.  A C slot's: its
  * upload is done, its GEMMs are done, its download is done. */
@@ -318,11 +323,20 @@ static int plan(job *j, size_t cap)
     if (whole_columns(j, t))
         j->mb = j->m;
     j->nb = j->share ? j->share->width : tile_width(j, t);
-    j->kb = k;
+    /* A in one panel (whole-column tiles) is cut along k into pieces of about A_PIECE bytes: the
+     * first tile's GEMMs start once A's first piece is up, not all of A (DGEMM 16384: 2 GiB, some
+     * 40 ms of PCIe with the GPU idle).  B's blocks then each serve one tile, as they do when the
+     * call is spread over devices (a column of tiles each): a few slots cycle. */
+    const char *env = getenv("CUFORT_GEMM_A_PIECE");
+    double a_size = (double)j->m * (double)k * (double)j->es,
+           piece = env && *env && parse_bytes(env) ? (double)parse_bytes(env) : 128.0 * (1 << 20);
+    int64_t pieces = j->mb == j->m ? (int64_t)fmin(MAX_A_PIECES, fmax(1, a_size / piece)) : 1;
+    j->kb = cdiv(k, pieces);
+    int64_t kt = cdiv(k, j->kb), nt = cdiv(j->n, j->nb);
+    int cycle = j->share || kt > 1;
     j->resident = 1;
-    j->na = k ? (int)cdiv(j->m, j->mb) : 0;
-    /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
-    j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
+    j->na = k ? (int)(cdiv(j->m, j->mb) * kt) : 0;
+    j->nbs = !k ? 0 : cycle ? (int)min64(OOC_SLOTS * kt, nt * kt) : (int)nt;
     j->nc = C_SLOTS;
     if (need(j) > cap) {
         j->resident = 0;
@@ -435,8 +449,8 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
     slot *slots = which ? j->e->b : j->e->a;
     int count = which ? j->nbs : j->na;
     slot *s = NULL;
-    if (j->resident && !(which && j->share)) {
-        s = &slots[which ? col : row];
+    if (j->resident && !(which && (j->share || j->kt > 1))) {
+        s = &slots[which ? col : row * j->kt + col];
     } else {
         for (int i = 0; i < count && !s; i++)
             if (slots[i].row == row && slots[i].col == col)
@@ -601,29 +615,14 @@ static int run_here(job *j)
     return st;
 }
 
-/* Work that keeps one device busy for well over the cost of handing it a share (a helper thread's
- * wake-up, A's upload to one more device): below it, a call stays on one device. */
-static double min_flops_per_device(void)
-{
-    const char *env = getenv("CUFORT_MULTI_GPU_MIN_FLOPS");
-    double v = env && *env ? strtod(env, NULL) : 0;
-    return v > 0 ? v : 2e10;
-}
-
 /* How many devices the call takes (*n; devs: which), and the width of the column panels they
  * share: the one-device tile width, narrowed so that each device has three panels to take. */
 static int spread(job *j, int *devs, int *n, int64_t *width)
 {
-    *n = 1;
-    if (cufort_thread_device_bound())   /* already a device's share of a spread call */
-        return CUFORT_SUCCESS;
-    int st = cufort_engine_devices(devs, CUFORT_MAX_DEVICES, n);
+    double flops = 2.0 * (double)j->m * (double)j->n * (double)(j->kt ? j->k : 0);
+    int st = cufort_spread_devices(flops, j->n, devs, n);
     if (st || *n < 2)
         return st;
-    double flops = 2.0 * (double)j->m * (double)j->n * (double)(j->kt ? j->k : 0);
-    *n = (int)fmin(*n, fmin(flops / min_flops_per_device(), (double)j->n));
-    if (*n < 2)
-        return CUFORT_SUCCESS;
     *width = IMAX(1, min64(tile_width(j, tile_size(j)), cdiv(j->n, 3 * (int64_t)*n)));
     *n = (int)min64(*n, cdiv(j->n, *width));
     return CUFORT_SUCCESS;

@@ -27,9 +27,9 @@ static void scalar(char prec, double complex v, void *out)
     }
 }
 
-static int gemm_engine(const char *routine, const cufort_l3 *c, char ta, char tb, int64_t m,
-                       int64_t n, int64_t k, double complex alpha, const void *A, int64_t lda,
-                       const void *B, int64_t ldb, double complex beta, void *C, int64_t ldc)
+int cufort_l3_host_gemm(const char *routine, const cufort_l3 *c, char ta, char tb, int64_t m,
+                        int64_t n, int64_t k, double complex alpha, const void *A, int64_t lda,
+                        const void *B, int64_t ldb, double complex beta, void *C, int64_t ldc)
 {
     _Alignas(16) char al[16], be[16];
     scalar(c->prec, alpha, al);
@@ -74,19 +74,19 @@ static int split_tri(const char *routine, const cufort_l3 *c)
     const char *Ac = left ? op_block(c, o0, l0, &t) : op_block(c, l0, o0, &t);
     int st;
     if (c->op == CUFORT_L3_TRSM) {   /* X_lead, then B_other = alpha B_other - coupling X_lead */
-        if ((st = cufort_thunk_l3(routine, &lead)))
+        if ((st = cufort_l3_one_device(routine, &lead)))
             return st;
-        st = left ? gemm_engine(routine, c, t, 'N', on, c->n, ln, -1, Ac, c->lda, Bl, c->ldc, c->alpha, Bo, c->ldc)
-                  : gemm_engine(routine, c, 'N', t, c->m, on, ln, -1, Bl, c->ldc, Ac, c->lda, c->alpha, Bo, c->ldc);
+        st = left ? cufort_l3_host_gemm(routine, c, t, 'N', on, c->n, ln, -1, Ac, c->lda, Bl, c->ldc, c->alpha, Bo, c->ldc)
+                  : cufort_l3_host_gemm(routine, c, 'N', t, c->m, on, ln, -1, Bl, c->ldc, Ac, c->lda, c->alpha, Bo, c->ldc);
         other.alpha = 1;
-        return st ? st : cufort_thunk_l3(routine, &other);
+        return st ? st : cufort_l3_one_device(routine, &other);
     }
     /* TRMM: B_other needs B_lead as it was: B_other first, then the coupling, then B_lead */
-    if ((st = cufort_thunk_l3(routine, &other)))
+    if ((st = cufort_l3_one_device(routine, &other)))
         return st;
-    st = left ? gemm_engine(routine, c, t, 'N', on, c->n, ln, c->alpha, Ac, c->lda, Bl, c->ldc, 1, Bo, c->ldc)
-              : gemm_engine(routine, c, 'N', t, c->m, on, ln, c->alpha, Bl, c->ldc, Ac, c->lda, 1, Bo, c->ldc);
-    return st ? st : cufort_thunk_l3(routine, &lead);
+    st = left ? cufort_l3_host_gemm(routine, c, t, 'N', on, c->n, ln, c->alpha, Ac, c->lda, Bl, c->ldc, 1, Bo, c->ldc)
+              : cufort_l3_host_gemm(routine, c, 'N', t, c->m, on, ln, c->alpha, Bl, c->ldc, Ac, c->lda, 1, Bo, c->ldc);
+    return st ? st : cufort_l3_one_device(routine, &lead);
 }
 
 static int split_symm(const char *routine, const cufort_l3 *c)
@@ -104,7 +104,7 @@ static int split_symm(const char *routine, const cufort_l3 *c)
             half.m = len[i];
         else
             half.n = len[i];
-        int st = cufort_thunk_l3(routine, &half);
+        int st = cufort_l3_one_device(routine, &half);
         if (st)
             return st;
         /* A(i, o) on the left, A(o, i) on the right: stored, or the transpose of what is */
@@ -112,9 +112,9 @@ static int split_symm(const char *routine, const cufort_l3 *c)
         int stored = upper == (r < col);
         char t = stored ? 'N' : cufort_l3_herm(c->op) ? 'C' : 'T';
         const char *Ac = stored ? elem(c, c->A, c->lda, r, col) : elem(c, c->A, c->lda, col, r);
-        st = left ? gemm_engine(routine, c, t, 'N', len[i], c->n, len[o], c->alpha, Ac, c->lda,
+        st = left ? cufort_l3_host_gemm(routine, c, t, 'N', len[i], c->n, len[o], c->alpha, Ac, c->lda,
                                 elem(c, c->B, c->ldb, start[o], 0), c->ldb, 1, half.C, c->ldc)
-                  : gemm_engine(routine, c, 'N', t, c->m, len[i], len[o], c->alpha,
+                  : cufort_l3_host_gemm(routine, c, 'N', t, c->m, len[i], len[o], c->alpha,
                                 elem(c, c->B, c->ldb, 0, start[o]), c->ldb, Ac, c->lda, 1, half.C, c->ldc);
         if (st)
             return st;
@@ -137,7 +137,7 @@ static int split_rank_k(const char *routine, const cufort_l3 *c)
         if (c->B)
             half.B = nf ? elem(c, c->B, c->ldb, s, 0) : elem(c, c->B, c->ldb, 0, s);
         half.C = (void *)elem(c, c->C, c->ldc, s, s);
-        int st = cufort_thunk_l3(routine, &half);
+        int st = cufort_l3_one_device(routine, &half);
         if (st)
             return st;
     }
@@ -146,10 +146,10 @@ static int split_rank_k(const char *routine, const cufort_l3 *c)
     char hc = cufort_l3_herm(c->op) ? 'C' : 'T', ta = nf ? 'N' : hc, tb = nf ? hc : 'N';
 #define ROWS(P, LD, i) (nf ? elem(c, P, LD, i, 0) : elem(c, P, LD, 0, i))
     void *C = (void *)elem(c, c->C, c->ldc, r, col);
-    int st = gemm_engine(routine, c, ta, tb, m, n, c->k, c->alpha, ROWS(c->A, c->lda, r), c->lda,
+    int st = cufort_l3_host_gemm(routine, c, ta, tb, m, n, c->k, c->alpha, ROWS(c->A, c->lda, r), c->lda,
                          ROWS(B, ldb, col), ldb, c->beta, C, c->ldc);
     if (!st && two)
-        st = gemm_engine(routine, c, ta, tb, m, n, c->k,
+        st = cufort_l3_host_gemm(routine, c, ta, tb, m, n, c->k,
                          c->op == CUFORT_L3_HER2K ? conj(c->alpha) : c->alpha, ROWS(c->B, c->ldb, r),
                          c->ldb, ROWS(c->A, c->lda, col), c->lda, 1, C, c->ldc);
 #undef ROWS
@@ -234,7 +234,7 @@ static int64_t width(const cufort_l3 *c, need_fn need, int64_t dim, size_t cap)
     return need(c, w) <= cap ? w : 0;
 }
 
-int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
+int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
 {
     int st = cufort_ensure_init(routine);
     if (st)

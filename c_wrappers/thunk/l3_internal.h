@@ -95,6 +95,14 @@ int cufort_l3_left_tri(cufort_l3_job *j, char *buf);
 size_t cufort_l3_rank_k_need(const cufort_l3 *c, int64_t w);
 int cufort_l3_rank_k_chunks(cufort_l3_job *j, char *buf);
 
+/* the call on this thread's device (l3_engine.c; cufort_thunk_l3, in l3_spread.c, spreads a
+ * large one over several devices first) */
+int cufort_l3_one_device(const char *routine, const cufort_l3 *c);
+/* the GEMM engine on host arrays, with the call's precision and its scalars held as double complex */
+int cufort_l3_host_gemm(const char *routine, const cufort_l3 *c, char ta, char tb, int64_t m,
+                        int64_t n, int64_t k, double complex alpha, const void *A, int64_t lda,
+                        const void *B, int64_t ldb, double complex beta, void *C, int64_t ldc);
+
 /* helpers shared by the pipelines */
 static inline int64_t cufort_l3_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t cufort_l3_max(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -1,0 +1,106 @@
+/* l3_spread.c — a large TRSM, TRMM, SYMM/HEMM or rank-k update over several devices (the entry
+ * point of l3_engine.h).  Each device takes one independent piece, which it runs as a call of its
+ * own (l3_engine.c): on the left, a TRSM, TRMM or SYMM's columns of B and C; on the right, their
+ * rows; a rank-k update's C in column blocks of equal area, each its diagonal block (a rank-k
+ * update) and the rectangle beside it (a GEMM).  Every device reads the whole of A (the triangle,
+ * or the rows of A a rank-k block needs). */
+#include <math.h>
+
+#include "devices_run.h"
+#include "l3_internal.h"
+
+typedef struct {
+    const char *routine;
+    const cufort_l3 *c;
+    int64_t cut[CUFORT_MAX_DEVICES + 1];   /* piece i: [cut[i], cut[i + 1]) */
+} spread_call;
+
+static const char *at(const cufort_l3 *c, const void *p, int64_t ld, int64_t r, int64_t col)
+{
+    return (const char *)p + (size_t)(r + col * ld) * cufort_l3_esize(c->prec);
+}
+
+static int rank_k(cufort_l3_op op) { return op >= CUFORT_L3_SYRK; }
+
+/* columns c0..c1 of a rank-k update's triangle: the diagonal block, then the rectangle below it
+ * (lower) or above it (upper) */
+static int rank_k_block(const char *routine, const cufort_l3 *c, int64_t c0, int64_t c1)
+{
+    int nf = NOTR(c->trans), lower = !cufort_l3_upper(c->uplo);
+    int two = c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K;
+    const void *B = c->op == CUFORT_L3_SYRK || c->op == CUFORT_L3_HERK ? c->A : c->B;
+    int64_t ldb = B == c->A ? c->lda : c->ldb;
+#define ROWS(P, LD, i) (nf ? at(c, P, LD, i, 0) : at(c, P, LD, 0, i))
+    cufort_l3 diag = *c;
+    diag.n = c1 - c0;
+    diag.A = ROWS(c->A, c->lda, c0);
+    if (c->B)
+        diag.B = ROWS(c->B, c->ldb, c0);
+    diag.C = (void *)at(c, c->C, c->ldc, c0, c0);
+    int st = cufort_l3_one_device(routine, &diag);
+    int64_t r = lower ? c1 : 0, m = lower ? c->n - c1 : c0;
+    if (st || m == 0)
+        return st;
+    char hc = cufort_l3_herm(c->op) ? 'C' : 'T', ta = nf ? 'N' : hc, tb = nf ? hc : 'N';
+    void *C = (void *)at(c, c->C, c->ldc, r, c0);
+    st = cufort_l3_host_gemm(routine, c, ta, tb, m, c1 - c0, c->k, c->alpha, ROWS(c->A, c->lda, r),
+                        c->lda, ROWS(B, ldb, c0), ldb, c->beta, C, c->ldc);
+    if (!st && two)
+        st = cufort_l3_host_gemm(routine, c, ta, tb, m, c1 - c0, c->k,
+                            c->op == CUFORT_L3_HER2K ? conj(c->alpha) : c->alpha,
+                            ROWS(c->B, c->ldb, r), c->ldb, ROWS(c->A, c->lda, c0), c->lda, 1, C,
+                            c->ldc);
+#undef ROWS
+    return st;
+}
+
+static int piece(void *ctx, int i)
+{
+    spread_call *s = ctx;
+    const cufort_l3 *c = s->c;
+    int64_t p0 = s->cut[i], p1 = s->cut[i + 1];
+    if (p1 <= p0)
+        return CUFORT_SUCCESS;
+    if (rank_k(c->op))
+        return rank_k_block(s->routine, c, p0, p1);
+    cufort_l3 part = *c;
+    int tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
+    if (cufort_l3_left(c->side)) {   /* columns p0..p1 of B and C */
+        part.n = p1 - p0;
+        part.C = (void *)at(c, c->C, c->ldc, 0, p0);
+        if (!tri)
+            part.B = at(c, c->B, c->ldb, 0, p0);
+    } else {                          /* rows p0..p1 */
+        part.m = p1 - p0;
+        part.C = (void *)at(c, c->C, c->ldc, p0, 0);
+        if (!tri)
+            part.B = at(c, c->B, c->ldb, p0, 0);
+    }
+    return cufort_l3_one_device(s->routine, &part);
+}
+
+int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
+{
+    int st = cufort_ensure_init(routine);
+    if (st)
+        return st;
+    int left = cufort_l3_left(c->side);
+    double m = (double)c->m, n = (double)c->n, k = (double)c->k;
+    /* the dimension cut, and the call's flops (a real multiply-add counted as two) */
+    int64_t dim = rank_k(c->op) ? c->n : left ? c->n : c->m;
+    double flops = rank_k(c->op) ? n * n * k * (1 + (c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K))
+                   : c->op == CUFORT_L3_SYMM || c->op == CUFORT_L3_HEMM ? 2 * m * n * (left ? m : n)
+                                                                         : m * n * (left ? m : n);
+    int devs[CUFORT_MAX_DEVICES], count = 1;
+    if (c->m < 0 || c->n < 0 || (st = cufort_spread_devices(flops, dim, devs, &count)) || count < 2)
+        return st ? cufort_in(routine, st) : cufort_l3_one_device(routine, c);
+    spread_call s = {routine, c, {0}};
+    for (int i = 1; i <= count; i++) {
+        double f = (double)i / count, d = (double)dim;
+        /* a rank-k update's column blocks hold equal parts of the triangle's area: a lower
+         * triangle's first columns are the longest, an upper one's the last */
+        double cut = !rank_k(c->op) ? d * f : cufort_l3_upper(c->uplo) ? d * sqrt(f) : d * (1 - sqrt(1 - f));
+        s.cut[i] = i == count ? dim : cufort_l3_max(s.cut[i - 1], (int64_t)cut);
+    }
+    return cufort_in(routine, cufort_on_devices(count, devs, piece, &s));
+}
