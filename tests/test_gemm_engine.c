@@ -249,18 +249,6 @@ static void plan_checks(void)
     cufort_thunk_gemm_last_plan(&info);
     CHECK(info.resident && info.mb == 70 && info.nb == 11, "tile 40, m = 70: tall 70 x 11 tiles",
           "resident %d mb %lld nb %lld", info.resident, (long long)info.mb, (long long)info.nb);
-    /* A in one panel, cut along k into pieces of about 8 KiB (at most 8), still resident:
-     * every byte crosses once */
-    setenv("CUFORT_GEMM_A_PIECE", "8K", 1);
-    check_case(&tall, "plan, A in pieces");
-    cufort_thunk_gemm_last_plan(&info);
-    size_t tall_in = (size_t)(70 * 37 + 37 * 100) * 8;
-    CHECK(info.resident && info.mb == 70 && info.kb == 19 && info.bytes_in == tall_in,
-          "A of 20 KiB in pieces of 8K: k in two, resident, every byte once",
-          "resident %d mb %lld kb %lld, moved %zu want %zu", info.resident, (long long)info.mb,
-          (long long)info.kb, info.bytes_in, tall_in);
-    sweep("A in pieces of 8K");
-    unsetenv("CUFORT_GEMM_A_PIECE");
     setenv("CUFORT_GEMM_TILE", "16", 1);
     setenv("CUFORT_DEVICE_MEMORY_CAP", "24K", 1);
     check_case(&c, "plan");
@@ -314,10 +302,8 @@ static void spread_checks(void)
         CHECK(info.bytes_in == b + (size_t)busy * a && info.bytes_out == cb,
               ckf("%d devices: B once, A once per device", d), "moved %zu + %zu, want %zu + %zu",
               info.bytes_in, info.bytes_out, b + (size_t)busy * a, cb);
-        setenv("CUFORT_GEMM_TILE", "200", 1);   /* whole columns, A in pieces */
-        setenv("CUFORT_GEMM_A_PIECE", "4K", 1);
-        sweep(ckf("%d devices, A in pieces", d));
-        unsetenv("CUFORT_GEMM_A_PIECE");
+        setenv("CUFORT_GEMM_TILE", "200", 1);   /* tiles of whole columns */
+        sweep(ckf("%d devices, whole columns", d));
         setenv("CUFORT_GEMM_TILE", "16", 1);
         setenv("CUFORT_DEVICE_MEMORY_CAP", "20K", 1);
         sweep(ckf("%d devices, out of core 20K", d));

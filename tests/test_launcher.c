@@ -1,9 +1,12 @@
 /* test_launcher.c — what cufort reads from an MPI launcher (core/launcher.c): local rank and size
  * and job rank from each launcher's variables, how many ranks the local-rank rule puts on each GPU,
+ * the devices a rank or a process alone spreads its host-array calls over,
  * each rank's share of the card as its device-memory budget, and the staging threads sized to the
  * CPUs the launcher bound the process to. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "internal.h"
@@ -14,7 +17,8 @@ static const char *const VARS[] = {
     "PMI_LOCAL_RANK", "PMIX_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_SIZE",
     "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE", "PMIX_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE",
     "SLURM_TASKS_PER_NODE", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-    "SLURM_PROCID", "CUFORT_RANKS_PER_DEVICE", "CUFORT_STAGING_THREADS"};
+    "SLURM_PROCID", "CUFORT_RANKS_PER_DEVICE", "CUFORT_STAGING_THREADS", "CUFORT_DEVICES",
+    "CUFORT_DEVICES_PER_RANK"};
 
 static void clear(void)
 {
@@ -125,12 +129,72 @@ static void affinity(void)
           cufort_staging_threads());
 }
 
+/* the devices a host-array call may spread over, on 4 simulated devices from device 0 */
+static const char *device_list(void)
+{
+    static char text[64];
+    int devs[CUFORT_MAX_DEVICES], n = 0;
+    if (cufort_engine_devices(devs, CUFORT_MAX_DEVICES, &n))
+        return "error";
+    char *at = text;
+    for (int i = 0; i < n; i++)
+        at += sprintf(at, "%s%d", i ? "," : "", devs[i]);
+    return text;
+}
+
+static void devices(void)
+{
+    clear();
+    setenv("CUFORT_HOST_DEVICES", "4", 1);
+    if (!CHECK_OK(cufort_init_backend(CUFORT_BACKEND_HOST), "host backend with 4 devices"))
+        return;
+    CHECK(!strcmp(device_list(), "0,1,2,3"), "a process alone: every device", "%s", device_list());
+    setenv("CUFORT_DEVICES", "3,0", 1);
+    CHECK(!strcmp(device_list(), "0,3"), "CUFORT_DEVICES=3,0: the caller's own device first", "%s",
+          device_list());
+    setenv("CUFORT_DEVICES", "2,3", 1);
+    CHECK(!strcmp(device_list(), "2,3"), "CUFORT_DEVICES=2,3 from device 0: those two", "%s",
+          device_list());
+    int first = -1;
+    CHECK(cufort_first_device(4, &first) == 0 && first == 2, "CUFORT_DEVICES=2,3: init takes 2",
+          "%d", first);
+    setenv("CUFORT_DEVICES", "0,x", 1);
+    CHECK(!strcmp(device_list(), "error") && strstr(cufort_last_error(), "CUFORT_DEVICES=0,x"),
+          "CUFORT_DEVICES=0,x: a clear error", "%s / %s", device_list(), cufort_last_error());
+    setenv("CUFORT_DEVICES", "4", 1);
+    CHECK(cufort_first_device(4, &first) == CUFORT_INVALID_VALUE, "CUFORT_DEVICES=4 of 4: refused",
+          "%s", cufort_last_error());
+    unsetenv("CUFORT_DEVICES");
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+    CHECK(!strcmp(device_list(), "0"), "4 ranks on the node: each its own device", "%s", device_list());
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+    setenv("CUFORT_DEVICES_PER_RANK", "2", 1);
+    CHECK(!strcmp(device_list(), "2,3") && cufort_first_device(4, &first) == 0 && first == 2,
+          "2 ranks, 2 devices each: rank 1 takes 2 and 3, and starts on 2", "%s, first %d",
+          device_list(), first);
+    CHECK(cufort_ranks_on_device(0, 4) == 1 && cufort_ranks_on_device(3, 4) == 1,
+          "2 ranks, 2 devices each: one rank on each device", "%d %d", cufort_ranks_on_device(0, 4),
+          cufort_ranks_on_device(3, 4));
+    setenv("CUFORT_DEVICES_PER_RANK", "3", 1);
+    CHECK(!strcmp(device_list(), "0,3,1"), "2 ranks, 3 devices each: rank 1 takes 3, 0, 1 round the node",
+          "%s", device_list());
+    CHECK(cufort_ranks_on_device(0, 4) == 2 && cufort_ranks_on_device(2, 4) == 1 &&
+              cufort_ranks_on_device(3, 4) == 1,
+          "2 ranks, 3 devices each: 2 ranks share devices 0 and 1, 1 is on 2 and 3", "%d %d %d",
+          cufort_ranks_on_device(0, 4), cufort_ranks_on_device(2, 4), cufort_ranks_on_device(3, 4));
+    clear();
+    unsetenv("CUFORT_HOST_DEVICES");
+    cufort_shutdown();
+}
+
 int main(void)
 {
     ck_begin("launcher", 60);
     ranks();
     sharing();
     budgets();
+    devices();
     affinity();
     cufort_shutdown();
     return ck_end();

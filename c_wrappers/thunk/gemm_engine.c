@@ -1,19 +1,18 @@
 /* gemm_engine.c — tiled GEMM on host arrays (see gemm_engine.h).
  *
  * C is cut into tiles of mb x nb; op(A) into row panels and op(B) into column panels, each also cut
- * along k into chunks of kb when the device budget demands it, or when A is one large panel (see
- * plan()).  Three streams: uploads (h2d), GEMMs (comp), downloads (d2h), ordered by events, so the
- * PCIe engines and the SMs work at once.
+ * along k into chunks of kb when the device budget demands it.  Three streams: uploads (h2d),
+ * GEMMs (comp), downloads (d2h), ordered by events, so the PCIe engines and the SMs work at once.
  *
- *   resident     A and B fit the budget whole: each block of A is uploaded once, when the first
- *                tile needing it comes, into a slot of its own, and so are B's panels (or they
- *                cycle through a few slots where each serves one tile); C tiles cycle through
- *                C_SLOTS slots.  Every byte crosses PCIe once.
+ *   resident     A and B fit the budget whole (kb = k): each panel of A is uploaded once, when the
+ *                first tile needing it comes, into a slot of its own, and so are B's (spread over
+ *                devices, B's panels cycle through a few slots, each serving one column of tiles);
+ *                C tiles cycle through C_SLOTS slots.  Every byte crosses PCIe once.
+ *   out of core  two slots each for A blocks, B blocks and C tiles, with kb, mb, nb halved until
+ *                they fit: blocks are uploaded again for every tile that needs them.
  *
  * Spread over several devices, each device runs this plan on its own engine and takes C's column
  * panels one at a time from a shared counter (run_spread()).
- *   out of core  two slots each for A blocks, B blocks and C tiles, with kb, mb, nb halved until
- *                they fit: blocks are uploaded again for every tile that needs them.
  *
  * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
  * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
@@ -41,7 +40,7 @@
  * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
  * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
-       ALIGN = 256, MAX_A_PIECES = 8 };
+       ALIGN = 256 };
 
 /* A block slot's events: its upload is done; the last GEMM reading it is done.  A C slot's: its
  * upload is done, its GEMMs are done, its download is done. */
@@ -323,20 +322,11 @@ static int plan(job *j, size_t cap)
     if (whole_columns(j, t))
         j->mb = j->m;
     j->nb = j->share ? j->share->width : tile_width(j, t);
-    /* A in one panel (whole-column tiles) is cut along k into pieces of about A_PIECE bytes: the
-     * first tile's GEMMs start once A's first piece is up, not all of A (DGEMM 16384: 2 GiB, some
-     * 40 ms of PCIe with the GPU idle).  B's blocks then each serve one tile, as they do when the
-     * call is spread over devices (a column of tiles each): a few slots cycle. */
-    const char *env = getenv("CUFORT_GEMM_A_PIECE");
-    double a_size = (double)j->m * (double)k * (double)j->es,
-           piece = env && *env && parse_bytes(env) ? (double)parse_bytes(env) : 128.0 * (1 << 20);
-    int64_t pieces = j->mb == j->m ? (int64_t)fmin(MAX_A_PIECES, fmax(1, a_size / piece)) : 1;
-    j->kb = cdiv(k, pieces);
-    int64_t kt = cdiv(k, j->kb), nt = cdiv(j->n, j->nb);
-    int cycle = j->share || kt > 1;
+    j->kb = k;
     j->resident = 1;
-    j->na = k ? (int)(cdiv(j->m, j->mb) * kt) : 0;
-    j->nbs = !k ? 0 : cycle ? (int)min64(OOC_SLOTS * kt, nt * kt) : (int)nt;
+    j->na = k ? (int)cdiv(j->m, j->mb) : 0;
+    /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
+    j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
     j->nc = C_SLOTS;
     if (need(j) > cap) {
         j->resident = 0;
@@ -449,8 +439,8 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
     slot *slots = which ? j->e->b : j->e->a;
     int count = which ? j->nbs : j->na;
     slot *s = NULL;
-    if (j->resident && !(which && (j->share || j->kt > 1))) {
-        s = &slots[which ? col : row * j->kt + col];
+    if (j->resident && !(which && j->share)) {
+        s = &slots[which ? col : row];
     } else {
         for (int i = 0; i < count && !s; i++)
             if (slots[i].row == row && slots[i].col == col)

@@ -9,9 +9,6 @@
  *   CUFORT_GEMM_TILE          rows/columns of a C tile (default 2048 on pinned arrays, 4096 on
  *                             pageable ones); pageable C at most twice that tall is cut into
  *                             tiles of whole columns holding the bytes of that many floats squared
- *   CUFORT_GEMM_A_PIECE       bytes (suffix K, M or G): A in one panel is uploaded in pieces of
- *                             about this much (at most 8), the first tile's GEMMs starting after
- *                             the first (default 128M)
  *   CUFORT_DEVICES, CUFORT_DEVICES_PER_RANK  the devices a call may spread over (internal.h);
  *                             a call takes as many as have CUFORT_MULTI_GPU_MIN_FLOPS (default
  *                             2e10) of its work each, and they share C's column panels */
