@@ -280,6 +280,7 @@ static void spread_checks(void)
         return;
     }
     setenv("CUFORT_MULTI_GPU_MIN_FLOPS", "1", 1);
+    setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
     cufort_gemm_plan_info info;
     for (int d = 2; d <= count && d <= 4; d++) {
         char list[32] = "", *at = list;
@@ -313,6 +314,18 @@ static void spread_checks(void)
               "devices %d resident %d", info.devices, info.resident);
         unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     }
+    /* pageable and under 700 flops per byte (this one: about 12): one device; pinned: spread */
+    unsetenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
+    setenv("CUFORT_DEVICES", "0,1", 1);
+    case_t low = make('s', 'N', 'N', 64, 96, 64, 1.0, 1.0, 0);
+    check_case(&low, "low intensity, pageable");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == 1, "pageable, 12 flops per byte: one device", "devices %d", info.devices);
+    low.pinned = 1;
+    check_case(&low, "low intensity, pinned");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == 2, "pinned, 12 flops per byte: spread", "devices %d", info.devices);
+    setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
     setenv("CUFORT_DEVICES", count > 2 ? "0,1,2" : "0,1", 1);
     setenv("CUFORT_GEMM_TILE", "20", 1);
     ck_threads(8, thread_body, "spread gemm from 8 threads");
@@ -336,6 +349,7 @@ static void spread_checks(void)
                     CUFORT_INVALID_VALUE, "twice", "a device list naming one twice");
     unsetenv("CUFORT_DEVICES");
     unsetenv("CUFORT_MULTI_GPU_MIN_FLOPS");
+    unsetenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
     unsetenv("CUFORT_GEMM_TILE");
 }
 

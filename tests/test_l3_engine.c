@@ -372,6 +372,7 @@ int main(void)
     CHECK_OK(cufort_device_count(&count), "device count");
     if (count >= 2) {
         setenv("CUFORT_MULTI_GPU_MIN_FLOPS", "1", 1);
+    setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
         setenv("CUFORT_DEVICES", count > 2 ? "2,0,1" : "1,0", 1);
         sweep("spread over devices", 1);
         setenv("CUFORT_DEVICE_MEMORY_CAP", "16K", 1);
@@ -380,6 +381,7 @@ int main(void)
         ck_threads(8, thread_body, "spread, 8 threads, 6 calls each");
         unsetenv("CUFORT_DEVICES");
         unsetenv("CUFORT_MULTI_GPU_MIN_FLOPS");
+    unsetenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
     } else {
         printf("# skipped: spreading over devices needs 2 (the backend sees %d)\n", count);
     }

@@ -6,11 +6,13 @@
 
 #include "internal.h"
 
-/* The devices a host-array call of `flops` takes (*n of them, devs: which, the calling thread's
- * own first): as many of cufort_engine_devices() as have CUFORT_MULTI_GPU_MIN_FLOPS (default
- * 2e10) of its work each, at most `parts` (the pieces it can be cut in); 1 on a helper thread,
- * which already runs a device's share of a call. */
-int cufort_spread_devices(double flops, int64_t parts, int *devs, int *n);
+/* The devices a host-array call of `flops` on operands of `bytes` takes (*n of them, devs: which,
+ * the calling thread's own first): as many of cufort_engine_devices() as have
+ * CUFORT_MULTI_GPU_MIN_FLOPS (default 2e10) of its work each, at most `parts` (the pieces it can
+ * be cut in); one when its arrays are pageable (pinned = 0) and it does fewer flops per byte than
+ * CUFORT_MULTI_GPU_MIN_INTENSITY (default 700), or on a helper thread, which already runs a
+ * device's share of a call. */
+int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n);
 
 typedef int (*cufort_device_task)(void *ctx, int index);
 

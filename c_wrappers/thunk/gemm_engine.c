@@ -609,8 +609,9 @@ static int run_here(job *j)
  * share: the one-device tile width, narrowed so that each device has three panels to take. */
 static int spread(job *j, int *devs, int *n, int64_t *width)
 {
-    double flops = 2.0 * (double)j->m * (double)j->n * (double)(j->kt ? j->k : 0);
-    int st = cufort_spread_devices(flops, j->n, devs, n);
+    double m = (double)j->m, n_ = (double)j->n, k = (double)(j->kt ? j->k : 0);
+    int st = cufort_spread_devices(2 * m * n_ * k, (m * k + k * n_ + m * n_) * (double)j->es,
+                                   j->pinned, j->n, devs, n);
     if (st || *n < 2)
         return st;
     *width = IMAX(1, min64(tile_width(j, tile_size(j)), cdiv(j->n, 3 * (int64_t)*n)));

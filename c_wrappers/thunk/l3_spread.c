@@ -91,8 +91,13 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     double flops = rank_k(c->op) ? n * n * k * (1 + (c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K))
                    : c->op == CUFORT_L3_SYMM || c->op == CUFORT_L3_HEMM ? 2 * m * n * (left ? m : n)
                                                                          : m * n * (left ? m : n);
+    /* the operands' bytes: A (a triangle, or n x k), B, C (a triangle for a rank-k update) */
+    double es = (double)cufort_l3_esize(c->prec), order = left ? m : n;
+    double bytes = es * (rank_k(c->op) ? n * k * (1 + (c->B != NULL)) + n * n / 2
+                                       : order * order / 2 + m * n * (1 + (c->B != NULL)));
     int devs[CUFORT_MAX_DEVICES], count = 1;
-    if (c->m < 0 || c->n < 0 || (st = cufort_spread_devices(flops, dim, devs, &count)) || count < 2)
+    if (c->m < 0 || c->n < 0 || (st = cufort_spread_devices(flops, bytes, 0, dim, devs, &count)) ||
+        count < 2)
         return st ? cufort_in(routine, st) : cufort_l3_one_device(routine, c);
     spread_call s = {routine, c, {0}};
     for (int i = 1; i <= count; i++) {
