@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""bench/plot_multi.py CSV [OUTDIR] — the multi-GPU GEMM table and plot from rows
-machine,prec,n,mode,ms,tflops (bench/multi_run.sh's bench_gemm.csv with a machine column in front;
-'#' lines are comments): a markdown table per machine (ms and TFLOP/s of each path, the engine's
+"""bench/plot_multi.py CSV [OUTDIR] — the multi-GPU GEMM table and plot from bench/multi_run.sh's
+bench_gemm.csv (prec,n,mode,ms,tflops), or from rows with a machine's name in front where runs of
+several machines are kept together ('#' lines are comments): a markdown table per machine (ms and TFLOP/s of each path, the engine's
 two-GPU speed-up over one GPU and over cublasXt on two) into OUTDIR/multi_gpu.md, and
 OUTDIR/multi_gpu.png, TFLOP/s per path and size (needs matplotlib)."""
 
@@ -18,6 +18,8 @@ PATHS = [("engine_pageable", "engine, pageable"), ("engine_pinned", "engine, pin
 def load(path):
     rows = defaultdict(dict)   # (machine, prec, n) -> mode -> (ms, tflops)
     for r in csv.reader(line for line in open(path) if not line.startswith("#")):
+        if len(r) == 5:            # straight from multi_run.sh: one machine
+            r = ["a"] + r
         rows[(r[0], r[1], int(r[2]))][r[3]] = (float(r[4]), float(r[5]))
     return rows
 
