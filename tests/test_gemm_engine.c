@@ -327,6 +327,14 @@ static void spread_checks(void)
     CHECK(info.devices == 2, "pinned, 12 flops per byte: spread", "devices %d", info.devices);
     setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
     setenv("CUFORT_DEVICES", count > 2 ? "0,1,2" : "0,1", 1);
+    /* blocks above the staging threshold, packed by host threads for each device */
+    setenv("CUFORT_GEMM_TILE", "256", 1);
+    case_t big = make('d', 'N', 'T', 700, 650, 600, 1.0, 1.0, 5);
+    check_case(&big, "spread, tile 256 staged");
+    big.prec = 'c';
+    check_case(&big, "spread, tile 256 staged");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices >= 2, "staged: spread", "devices %d", info.devices);
     setenv("CUFORT_GEMM_TILE", "20", 1);
     ck_threads(8, thread_body, "spread gemm from 8 threads");
     /* the helpers end at a shutdown and a device change, and start again after */

@@ -217,7 +217,6 @@ unsigned cufort_generation(void);
 /* cufort's device for this thread: the process's (cufort_set_device), or the one a helper thread of
  * a multi-GPU call was bound to for its whole life */
 int cufort_current_device(void);
-int cufort_process_device(void);
 void cufort_bind_thread_device(int device);   /* before the thread's first CUDA call */
 int cufort_thread_device_bound(void);
 

@@ -36,7 +36,6 @@ int cufort_state_forked(void) { return atomic_load(&forked_live); }
 const cufort_backend_ops *cufort_ops(void) { return atomic_load(&active); }
 unsigned cufort_generation(void) { return atomic_load(&generation); }
 int cufort_current_device(void) { return thread_device >= 0 ? thread_device : atomic_load(&device); }
-int cufort_process_device(void) { return atomic_load(&device); }
 void cufort_bind_thread_device(int dev) { thread_device = dev; }
 int cufort_thread_device_bound(void) { return thread_device >= 0; }
 int cufort_is_initialized(void) { return cufort_ops() != NULL; }
