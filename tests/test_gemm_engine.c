@@ -339,6 +339,33 @@ static void spread_checks(void)
     ck_threads(8, thread_body, "spread gemm from 8 threads");
     /* the helpers end at a shutdown and a device change, and start again after */
     case_t c = make('z', 'C', 'N', 61, 80, 33, 0.5 + I, 0.25, 1);
+    /* a device that cannot set up (as a GPU held by another process in exclusive mode): the
+     * others take its panels, and it sits out later calls until the next reset */
+    setenv("CUFORT_HOST_DEVICES_BROKEN", "1", 1);
+    setenv("CUFORT_DEVICES", "0,1", 1);
+    CHECK_OK(cufort_shutdown(), "shutdown: the helpers start again, device 1 now unavailable");
+    CHECK_OK(cufort_init(), "init");
+    check_case(&c, "spread, device 1 unavailable");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == 2 && info.device_panels[1] == 0 && info.device_panels[0] > 0,
+          "device 1 unavailable: device 0 computes every panel", "devices %d, panels %lld / %lld",
+          info.devices, (long long)info.device_panels[0], (long long)info.device_panels[1]);
+    check_case(&c, "device 1 set aside");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == 1, "device 1 set aside: the next call stays on device 0", "devices %d",
+          info.devices);
+    if (count > 2) {   /* the caller's device not listed, and every listed one unavailable */
+        setenv("CUFORT_HOST_DEVICES_BROKEN", "1,2", 1);
+        setenv("CUFORT_DEVICES", "2,1", 1);
+        CHECK_OK(cufort_shutdown(), "shutdown: devices set aside come back");
+        CHECK_OK(cufort_init(), "init");
+        double a[64], b[64], cc[64];
+        for (int i = 0; i < 64; i++) a[i] = b[i] = cc[i] = i + 1;
+        CHECK_FAILS_MSG(cufort_dgemm_host('N', 'N', 8, 8, 8, 1.0, a, 8, b, 8, 0.0, cc, 8),
+                        CUFORT_NO_DEVICE, "unavailable", "every listed device unavailable: a clear error");
+    }
+    unsetenv("CUFORT_HOST_DEVICES_BROKEN");
+    setenv("CUFORT_DEVICES", count > 2 ? "0,1,2" : "0,1", 1);
     CHECK_OK(cufort_shutdown(), "shutdown with helpers running");
     CHECK_OK(cufort_init(), "init again");
     check_case(&c, "spread after a shutdown");

@@ -84,8 +84,24 @@ static int host_foreign_pointer(const char *routine, const char *name, const voi
 struct cufort_stream_s { int unused; };
 struct cufort_event_s { struct timespec t; };
 
+/* CUFORT_HOST_DEVICES_BROKEN=1,3: those simulated devices refuse to make streams, as a GPU that
+ * another process holds in exclusive mode refuses a context (tests of calls spread over devices) */
+static int broken_device(void)
+{
+    const char *list = getenv("CUFORT_HOST_DEVICES_BROKEN");
+    int dev = cufort_current_device();
+    for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+        if (atoi(p) == dev && *p >= '0' && *p <= '9')
+            return 1;
+    return 0;
+}
+
 static int host_stream_create(cufort_stream *s)
 {
+    *s = NULL;
+    if (broken_device())
+        return cufort_fail(CUFORT_NO_DEVICE, "device %d is unavailable (CUFORT_HOST_DEVICES_BROKEN)",
+                           cufort_current_device());
     *s = calloc(1, sizeof **s);
     return *s ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
 }

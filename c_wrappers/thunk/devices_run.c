@@ -2,6 +2,7 @@
  * devices_run.h). */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +32,26 @@ static double pageable_min_intensity(void)
     return v >= 0 ? v : 700;
 }
 
+static atomic_uint set_aside;   /* a bit per device number */
+
+void cufort_device_set_aside(int device)
+{
+    if (device >= 0 && device < CUFORT_MAX_DEVICES)
+        atomic_fetch_or(&set_aside, 1u << device);
+}
+
 int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n)
 {
     *n = 1;
     if (cufort_thread_device_bound())
         return CUFORT_SUCCESS;
     int st = cufort_engine_devices(devs, CUFORT_MAX_DEVICES, n);
+    unsigned aside = atomic_load(&set_aside);
+    int kept = 0;
+    for (int i = 0; i < *n; i++)   /* the calling thread's own device stays first */
+        if (i == 0 || !(aside >> devs[i] & 1))
+            devs[kept++] = devs[i];
+    *n = kept;
     if (st || *n < 2 || (!pinned && flops < pageable_min_intensity() * bytes)) {
         *n = 1;
         return st;
@@ -64,6 +79,7 @@ static void stop_helpers(void)
         cufort_worker_stop(helpers[d]);
         helpers[d] = NULL;
     }
+    atomic_store(&set_aside, 0);   /* a new start for every device */
     pthread_mutex_unlock(&lock);
 }
 

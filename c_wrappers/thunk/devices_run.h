@@ -14,6 +14,10 @@
  * device's share of a call. */
 int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n);
 
+/* A device that failed to set up for a call's share (no context, no streams: a GPU another
+ * process holds in exclusive mode) sits out the calls spread after it, until the next reset. */
+void cufort_device_set_aside(int device);
+
 typedef int (*cufort_device_task)(void *ctx, int index);
 
 /* fn(ctx, i) for i in [0, n), each with devs[i] as its thread's device: the calling thread runs

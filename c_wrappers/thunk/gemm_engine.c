@@ -25,6 +25,7 @@
 #include <complex.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "blas_backends.h"
@@ -112,6 +113,8 @@ typedef struct {
     int64_t width;
     int devices;
     cufort_gemm_plan_info dev[CUFORT_MAX_DEVICES];
+    int setup_status;            /* a device's failure to set up, which the others made up for */
+    char setup_message[256];
 } shared_panels;
 
 typedef struct job {
@@ -622,6 +625,8 @@ static int spread(job *j, int *devs, int *n, int64_t *width)
 typedef struct {
     const job *whole;
     shared_panels *share;
+    const int *devs;
+    pthread_mutex_t lock;        /* setup_status */
 } spread_call;
 
 static int device_share(void *ctx, int index)
@@ -630,8 +635,21 @@ static int device_share(void *ctx, int index)
     job j = *c->whole;
     j.share = c->share;
     int st = run_here(&j);
-    c->share->dev[index] = j.e ? j.e->last : (cufort_gemm_plan_info){0};
-    return st;
+    c->share->dev[index] = !st && j.e ? j.e->last : (cufort_gemm_plan_info){.device_panels = {j.panels}};
+    if (!st || j.panels > 0)
+        return st;
+    /* Failed before taking a panel: it wrote nothing of C, and the others take its panels.  Unless
+     * it only lacked memory (the plan shrinks to what is free), it sits out later calls. */
+    if (st != CUFORT_ALLOC_FAILED)
+        cufort_device_set_aside(c->devs[index]);
+    pthread_mutex_lock(&c->lock);
+    if (!c->share->setup_status) {
+        c->share->setup_status = st;
+        snprintf(c->share->setup_message, sizeof c->share->setup_message, "%s", cufort_last_error());
+    }
+    pthread_mutex_unlock(&c->lock);
+    cufort_clear_error();
+    return CUFORT_SUCCESS;
 }
 
 /* The call over several devices; this thread's engine keeps the summary (the first device's
@@ -640,8 +658,14 @@ static int run_spread(job *j, const int *devs, int n, int64_t width)
 {
     shared_panels share = {.width = width, .devices = n};
     atomic_init(&share.next, 0);
-    spread_call c = {j, &share};
+    spread_call c = {j, &share, devs, PTHREAD_MUTEX_INITIALIZER};
     int st = cufort_on_devices(n, devs, device_share, &c);
+    int64_t done = 0;
+    for (int i = 0; i < n; i++)
+        done += share.dev[i].device_panels[0];
+    if (!st && done < cdiv(j->n, width))   /* every device failed to set up */
+        st = cufort_fail(share.setup_status ? share.setup_status : CUFORT_INTERNAL_ERROR, "%s",
+                         share.setup_message);
     engine *e;
     int mst = my_engine(&e);
     if (mst)

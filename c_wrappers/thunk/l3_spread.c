@@ -12,6 +12,7 @@
 typedef struct {
     const char *routine;
     const cufort_l3 *c;
+    const int *devs;
     int64_t cut[CUFORT_MAX_DEVICES + 1];   /* piece i: [cut[i], cut[i + 1]) */
 } spread_call;
 
@@ -54,9 +55,21 @@ static int rank_k_block(const char *routine, const cufort_l3 *c, int64_t c0, int
     return st;
 }
 
+static int piece_on(spread_call *s, int i);
+
+/* A piece that failed has left its part of the output undefined (a solve works in place), so the
+ * call fails; but a device that failed for want of anything but memory sits out later calls. */
 static int piece(void *ctx, int i)
 {
     spread_call *s = ctx;
+    int st = piece_on(s, i);
+    if (st && st != CUFORT_ALLOC_FAILED)
+        cufort_device_set_aside(s->devs[i]);
+    return st;
+}
+
+static int piece_on(spread_call *s, int i)
+{
     const cufort_l3 *c = s->c;
     int64_t p0 = s->cut[i], p1 = s->cut[i + 1];
     if (p1 <= p0)
@@ -99,7 +112,7 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
     if (c->m < 0 || c->n < 0 || (st = cufort_spread_devices(flops, bytes, 0, dim, devs, &count)) ||
         count < 2)
         return st ? cufort_in(routine, st) : cufort_l3_one_device(routine, c);
-    spread_call s = {routine, c, {0}};
+    spread_call s = {routine, c, devs, {0}};
     for (int i = 1; i <= count; i++) {
         double f = (double)i / count, d = (double)dim;
         /* a rank-k update's column blocks hold equal parts of the triangle's area: a lower
