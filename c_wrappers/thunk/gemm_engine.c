@@ -652,8 +652,8 @@ static int device_share(void *ctx, int index)
     return CUFORT_SUCCESS;
 }
 
-/* The call over several devices; this thread's engine keeps the summary (the first device's
- * tiles, every device's bytes and panels). */
+/* The call over several devices; this thread's engine keeps the summary (the tiles of the first
+ * device that took part, every device's bytes and panels). */
 static int run_spread(job *j, const int *devs, int n, int64_t width)
 {
     shared_panels share = {.width = width, .devices = n};
@@ -670,11 +670,15 @@ static int run_spread(job *j, const int *devs, int n, int64_t width)
     int mst = my_engine(&e);
     if (mst)
         return st ? st : mst;
-    cufort_gemm_plan_info sum = share.dev[0];
+    int first = 0;   /* the plan of the first device that took part */
+    while (first < n - 1 && share.dev[first].device_panels[0] == 0)
+        first++;
+    cufort_gemm_plan_info sum = share.dev[first];
     sum.resident = 1;
     sum.device_bytes = sum.bytes_in = sum.bytes_out = 0;
     for (int i = 0; i < n; i++) {
-        sum.resident &= share.dev[i].resident;
+        if (share.dev[i].device_panels[0] > 0)
+            sum.resident &= share.dev[i].resident;
         sum.device_bytes += share.dev[i].device_bytes;
         sum.bytes_in += share.dev[i].bytes_in;
         sum.bytes_out += share.dev[i].bytes_out;
