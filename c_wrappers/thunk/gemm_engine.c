@@ -1,4 +1,5 @@
-/* gemm_engine.c — tiled GEMM on host arrays (see gemm_engine.h).
+/* gemm_engine.c — tiled GEMM on host arrays on one device (see gemm_engine.h; the entry point,
+ * gemm_spread.c, hands a large call to several devices, each running this engine).
  *
  * C is cut into tiles of mb x nb; op(A) into row panels and op(B) into column panels, each also cut
  * along k into chunks of kb when the device budget demands it.  Three streams: uploads (h2d),
@@ -12,7 +13,7 @@
  *                they fit: blocks are uploaded again for every tile that needs them.
  *
  * Spread over several devices, each device runs this plan on its own engine and takes C's column
- * panels one at a time from a shared counter (run_spread()).
+ * panels one at a time from a shared counter (gemm_internal.h).
  *
  * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
  * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
@@ -25,12 +26,10 @@
 #include <complex.h>
 #include <math.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "blas_backends.h"
-#include "devices_run.h"
-#include "gemm_engine.h"
+#include "gemm_internal.h"
 #include "staging.h"
 #include "thread_state.h"
 #include "scratch.h"
@@ -55,17 +54,15 @@ typedef struct {
     int used_recorded;
 } slot;
 
-struct job;
-
 typedef struct {
     char *dev;
     int64_t i, j;                /* the tile it holds */
     cufort_event ev[C_EVENTS];
     int done_recorded;
-    struct job *owner;           /* the call whose download the worker thread runs */
+    cufort_gemm_job *owner;      /* the call whose download the worker thread runs */
 } c_slot;
 
-typedef struct {
+typedef struct cufort_gemm_engine {
     cufort_thread_state link;
     cufort_stream h2d, comp, d2h;
     slot a[MAX_PANELS], b[MAX_PANELS];
@@ -105,46 +102,7 @@ static int my_engine(engine **out)
 
 /* ---- one call ---- */
 
-/* A call spread over several devices: each device runs the whole call's plan on its own engine,
- * taking C's column panels (width fixed, so the devices agree on them) one at a time from `next`,
- * so a device that finishes early takes more. */
-typedef struct {
-    atomic_llong next;
-    int64_t width;
-    int devices;
-    cufort_gemm_plan_info dev[CUFORT_MAX_DEVICES];
-    int setup_status;            /* a device's failure to set up, which the others made up for */
-    char setup_message[256];
-} shared_panels;
-
-typedef struct job {
-    char prec, ta, tb;
-    int64_t m, n, k, lda, ldb, ldc;
-    const void *alpha, *beta;
-    const char *A, *B;
-    char *C;
-    size_t es;
-    int c_in;                    /* beta != 0: C is read */
-    int host_beta;               /* C pageable, beta != 0, A op(B) not empty: beta C added on the host */
-    int pinned;                  /* A, B and C all pinned */
-    int64_t mb, nb, kb, mt, nt, kt;
-    int na, nbs, nc, resident, next_a, next_b;
-    engine *e;
-    const cufort_backend_ops *ops;
-    size_t bytes_in, bytes_out, device_bytes;
-    shared_panels *share;        /* NULL: this device does every panel */
-    int64_t panels;              /* column panels this device did */
-} job;
-
-static int is_zero(char prec, const void *x)
-{
-    switch (prec) {
-    case 's': return *(const float *)x == 0;
-    case 'd': return *(const double *)x == 0;
-    case 'c': return *(const cufort_cfloat *)x == 0;
-    default: return *(const cufort_cdouble *)x == 0;
-    }
-}
+typedef cufort_gemm_job job;
 
 /* the scalar 0 or 1 in the job's kind */
 static const void *constant(char prec, int one)
@@ -527,7 +485,7 @@ static int download_task(void *slot)
     return download(c->owner, c);
 }
 
-static int pinned_matrix(const job *j, const void *p, int64_t rows, int64_t cols, int64_t ld)
+int cufort_gemm_pinned(const job *j, const void *p, int64_t rows, int64_t cols, int64_t ld)
 {
     return cufort_host_pinned(p, (size_t)cufort_extent_mat(rows, cols, ld) * j->es);
 }
@@ -564,7 +522,7 @@ static int run(job *j)
     int64_t ticket[C_SLOTS] = {0}, last = 0;
     cufort_worker *w = NULL;
     int st = CUFORT_SUCCESS;
-    if (j->mt * j->nt > lag && !pinned_matrix(j, j->C, j->m, j->n, j->ldc)) {
+    if (j->mt * j->nt > lag && !cufort_gemm_pinned(j, j->C, j->m, j->n, j->ldc)) {
         if (!j->e->downloads)
             st = cufort_worker_start(&j->e->downloads);
         w = j->e->downloads;
@@ -587,11 +545,11 @@ static int run(job *j)
     return st;
 }
 
-/* The call on this thread's device: its engine, its share of the device memory, its streams. */
-static int run_here(job *j)
+int cufort_gemm_run_here(job *j, cufort_gemm_plan_info *info)
 {
     char *buf;
     int st;
+    *info = (cufort_gemm_plan_info){.devices = 1};
     if ((st = my_engine(&j->e)) || (st = allocate(j, &buf)))
         return st;
     carve(j, buf);
@@ -603,126 +561,19 @@ static int run_here(job *j)
         st = st ? st : sync;
     }
     cufort_swap_thread_stream(caller);
-    j->e->last = (cufort_gemm_plan_info){j->mb, j->nb, j->kb, j->resident, j->device_bytes,
-                                         j->bytes_in, j->bytes_out, 1, {j->panels}};
+    *info = (cufort_gemm_plan_info){j->mb, j->nb, j->kb, j->resident, j->device_bytes, j->bytes_in,
+                                    j->bytes_out, 1, {j->panels}};
+    j->e->last = *info;
     return st;
 }
 
-/* How many devices the call takes (*n; devs: which), and the width of the column panels they
- * share: the one-device tile width, narrowed so that each device has three panels to take. */
-static int spread(job *j, int *devs, int *n, int64_t *width)
-{
-    double m = (double)j->m, n_ = (double)j->n, k = (double)(j->kt ? j->k : 0);
-    int st = cufort_spread_devices(2 * m * n_ * k, (m * k + k * n_ + m * n_) * (double)j->es,
-                                   j->pinned, j->n, devs, n);
-    if (st || *n < 2)
-        return st;
-    *width = IMAX(1, min64(tile_width(j, tile_size(j)), cdiv(j->n, 3 * (int64_t)*n)));
-    *n = (int)min64(*n, cdiv(j->n, *width));
-    return CUFORT_SUCCESS;
-}
+int64_t cufort_gemm_panel_width(const job *j) { return tile_width(j, tile_size(j)); }
 
-typedef struct {
-    const job *whole;
-    shared_panels *share;
-    const int *devs;
-    pthread_mutex_t lock;        /* setup_status */
-} spread_call;
-
-static int device_share(void *ctx, int index)
+void cufort_gemm_keep_plan(const cufort_gemm_plan_info *info)
 {
-    spread_call *c = ctx;
-    job j = *c->whole;
-    j.share = c->share;
-    int st = run_here(&j);
-    c->share->dev[index] = !st && j.e ? j.e->last : (cufort_gemm_plan_info){.device_panels = {j.panels}};
-    if (!st || j.panels > 0)
-        return st;
-    /* Failed before taking a panel: it wrote nothing of C, and the others take its panels.  Unless
-     * it only lacked memory (the plan shrinks to what is free), it sits out later calls. */
-    if (st != CUFORT_ALLOC_FAILED)
-        cufort_device_set_aside(c->devs[index]);
-    pthread_mutex_lock(&c->lock);
-    if (!c->share->setup_status) {
-        c->share->setup_status = st;
-        snprintf(c->share->setup_message, sizeof c->share->setup_message, "%s", cufort_last_error());
-    }
-    pthread_mutex_unlock(&c->lock);
-    cufort_clear_error();
-    return CUFORT_SUCCESS;
-}
-
-/* The call over several devices; this thread's engine keeps the summary (the tiles of the first
- * device that took part, every device's bytes and panels). */
-static int run_spread(job *j, const int *devs, int n, int64_t width)
-{
-    shared_panels share = {.width = width, .devices = n};
-    atomic_init(&share.next, 0);
-    spread_call c = {j, &share, devs, PTHREAD_MUTEX_INITIALIZER};
-    int st = cufort_on_devices(n, devs, device_share, &c);
-    int64_t done = 0;
-    for (int i = 0; i < n; i++)
-        done += share.dev[i].device_panels[0];
-    if (!st && done < cdiv(j->n, width))   /* every device failed to set up */
-        st = cufort_fail(share.setup_status ? share.setup_status : CUFORT_INTERNAL_ERROR, "%s",
-                         share.setup_message);
-    engine *e;
-    int mst = my_engine(&e);
-    if (mst)
-        return st ? st : mst;
-    int first = 0;   /* the plan of the first device that took part */
-    while (first < n - 1 && share.dev[first].device_panels[0] == 0)
-        first++;
-    cufort_gemm_plan_info sum = share.dev[first];
-    sum.resident = 1;
-    sum.device_bytes = sum.bytes_in = sum.bytes_out = 0;
-    for (int i = 0; i < n; i++) {
-        if (share.dev[i].device_panels[0] > 0)
-            sum.resident &= share.dev[i].resident;
-        sum.device_bytes += share.dev[i].device_bytes;
-        sum.bytes_in += share.dev[i].bytes_in;
-        sum.bytes_out += share.dev[i].bytes_out;
-        sum.device_panels[i] = share.dev[i].device_panels[0];
-    }
-    sum.devices = n;
-    e->last = sum;
-    return st;
-}
-
-int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, int64_t m,
-                      int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
-                      const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc)
-{
-    int st = cufort_ensure_init(routine);
-    if (st)
-        return st;
-    int es = prec == 's' ? 4 : prec == 'z' ? 16 : 8;
-    int64_t ar = NOTR(transa) ? m : k, ac = NOTR(transa) ? k : m;
-    int64_t br = NOTR(transb) ? k : n, bc = NOTR(transb) ? n : k;
-    /* arrays no memory can hold are refused, as the device form refuses them, before the tiling's
-     * arithmetic overflows on their sizes */
-    if ((st = cufort_check_host_array(routine, "C", cufort_extent_mat(m, n, ldc), (size_t)es)) ||
-        (st = cufort_check_host_array(routine, "A", cufort_extent_mat(ar, ac, lda), (size_t)es)) ||
-        (st = cufort_check_host_array(routine, "B", cufort_extent_mat(br, bc, ldb), (size_t)es)))
-        return st;
-    if (m <= 0 || n <= 0)
-        return CUFORT_SUCCESS;
-    job j = {.prec = prec, .ta = transa, .tb = transb, .m = m, .n = n, .k = k, .lda = lda,
-             .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
-             .es = es, .c_in = !is_zero(prec, beta), .kt = k > 0 && !is_zero(prec, alpha),
-             .ops = cufort_ops()};
-    if (!C || (j.kt && (!A || !B)))
-        return cufort_null_arg(routine, "a host array");
-    int c_pinned = pinned_matrix(&j, C, m, n, ldc);
-    j.pinned = c_pinned &&
-               (!j.kt || (pinned_matrix(&j, A, ar, ac, lda) && pinned_matrix(&j, B, br, bc, ldb)));
-    const char *hb = getenv("CUFORT_GEMM_HOST_BETA");   /* 0: C goes up, the GPU adds beta C */
-    j.host_beta = j.c_in && j.kt && !c_pinned && !(hb && *hb == '0');
-    int devs[CUFORT_MAX_DEVICES], n_dev = 1;
-    int64_t width = 0;
-    if (!(st = spread(&j, devs, &n_dev, &width)))
-        st = n_dev > 1 ? run_spread(&j, devs, n_dev, width) : run_here(&j);
-    return cufort_in(routine, st);
+    engine *e = cufort_thread_state_get(&engines, (void **)&mine);
+    if (e)
+        e->last = *info;
 }
 
 void cufort_thunk_gemm_last_plan(cufort_gemm_plan_info *info)
