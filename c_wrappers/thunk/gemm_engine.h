@@ -1,7 +1,8 @@
 /* gemm_engine.h — GEMM on host arrays (every ?gemm_host entry point, so the legacy thunking names,
  * the modern host-array overloads and the drop-in library): C = alpha*op(A)*op(B) + beta*C, tiled
  * so that host-to-device copies, compute and device-to-host copies overlap on three streams, and
- * out of core when A, B and C do not fit the device memory the engine may use.
+ * out of core when A, B and C do not fit the device memory the engine may use; a large call is
+ * spread over several devices (gemm_spread.c, the entry point; gemm_engine.c, each device's part).
  *
  * Environment:
  *   CUFORT_DEVICE_MEMORY_CAP  bytes (suffix K, M or G) of device memory the engine may hold per
@@ -10,8 +11,7 @@
  *                             pageable ones); pageable C at most twice that tall is cut into
  *                             tiles of whole columns holding the bytes of that many floats squared
  *   CUFORT_DEVICES, CUFORT_DEVICES_PER_RANK  the devices a call may spread over (internal.h);
- *                             a call takes as many as have CUFORT_MULTI_GPU_MIN_FLOPS (default
- *                             2e10) of its work each, and they share C's column panels */
+ *                             how many it takes: devices_run.h */
 #ifndef CUFORT_GEMM_ENGINE_H
 #define CUFORT_GEMM_ENGINE_H
 

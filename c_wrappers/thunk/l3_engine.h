@@ -2,6 +2,8 @@
  * ?symm_host, ?hemm_host and rank-k update entry point: the legacy thunking names, the modern
  * host-array overloads and the drop-in library).
  *
+ * A large call with several devices to use is first cut into one independent piece per device
+ * (l3_spread.c, where the entry point is), each piece a call of its own on its device.
  * A small call goes whole (the generic thunk path).  A larger one is pipelined on three streams
  * as the GEMM engine's tiles are: TRSM and TRMM on the left in independent chunks of B's columns,
  * each solved or multiplied on the device in GEMMs over blocks of rows (l3_left.c); on the right
