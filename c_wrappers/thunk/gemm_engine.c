@@ -191,8 +191,6 @@ static int device_gemm(const job *j, int64_t m, int64_t n, int64_t k, const void
     }
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
 static size_t rounded(size_t bytes) { return (bytes + ALIGN - 1) / ALIGN * ALIGN; }
 
 /* ---- planning ---- */

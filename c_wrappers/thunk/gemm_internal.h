@@ -35,6 +35,9 @@ typedef struct {
     int64_t panels;              /* column panels this device did */
 } cufort_gemm_job;
 
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
+
 /* The job on this thread's device (its engine, its share of the device memory, its streams);
  * *info: what it planned and moved, also kept as this thread's last plan. */
 int cufort_gemm_run_here(cufort_gemm_job *j, cufort_gemm_plan_info *info);

@@ -10,8 +10,6 @@
 
 typedef cufort_gemm_job job;
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
 
 static int is_zero(char prec, const void *x)
 {

@@ -37,17 +37,11 @@ int cufort_l3_host_gemm(const char *routine, const cufort_l3 *c, char ta, char t
     return cufort_thunk_gemm(routine, c->prec, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
 }
 
-static const char *elem(const cufort_l3 *c, const void *p, int64_t ld, int64_t r, int64_t col)
-{
-    size_t es = cufort_l3_esize(c->prec);
-    return (const char *)p + (size_t)(r + col * ld) * es;
-}
-
 /* op(A)'s block (rows r0.., columns c0..) as a GEMM operand: its pointer and transpose */
 static const char *op_block(const cufort_l3 *c, int64_t r0, int64_t c0, char *t)
 {
     *t = NOTR(c->trans) ? 'N' : c->trans;
-    return NOTR(c->trans) ? elem(c, c->A, c->lda, r0, c0) : elem(c, c->A, c->lda, c0, r0);
+    return NOTR(c->trans) ? cufort_l3_at(c, c->A, c->lda, r0, c0) : cufort_l3_at(c, c->A, c->lda, c0, r0);
 }
 
 static int split_tri(const char *routine, const cufort_l3 *c)
@@ -59,10 +53,10 @@ static int split_tri(const char *routine, const cufort_l3 *c)
     int lead_lo = left == lower;
     int64_t l0 = lead_lo ? 0 : h, ln = lead_lo ? h : ka - h, o0 = lead_lo ? h : 0, on = ka - ln;
     cufort_l3 lead = *c, other = *c;
-    lead.A = elem(c, c->A, c->lda, l0, l0);
-    other.A = elem(c, c->A, c->lda, o0, o0);
-    void *Bl = (void *)(left ? elem(c, c->C, c->ldc, l0, 0) : elem(c, c->C, c->ldc, 0, l0));
-    void *Bo = (void *)(left ? elem(c, c->C, c->ldc, o0, 0) : elem(c, c->C, c->ldc, 0, o0));
+    lead.A = cufort_l3_at(c, c->A, c->lda, l0, l0);
+    other.A = cufort_l3_at(c, c->A, c->lda, o0, o0);
+    void *Bl = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, l0, 0) : cufort_l3_at(c, c->C, c->ldc, 0, l0));
+    void *Bo = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, o0, 0) : cufort_l3_at(c, c->C, c->ldc, 0, o0));
     lead.C = Bl;
     other.C = Bo;
     if (left)
@@ -97,9 +91,9 @@ static int split_symm(const char *routine, const cufort_l3 *c)
     for (int i = 0; i < 2; i++) {
         int o = 1 - i;
         cufort_l3 half = *c;
-        half.A = elem(c, c->A, c->lda, start[i], start[i]);
-        half.B = left ? elem(c, c->B, c->ldb, start[i], 0) : elem(c, c->B, c->ldb, 0, start[i]);
-        half.C = (void *)(left ? elem(c, c->C, c->ldc, start[i], 0) : elem(c, c->C, c->ldc, 0, start[i]));
+        half.A = cufort_l3_at(c, c->A, c->lda, start[i], start[i]);
+        half.B = left ? cufort_l3_at(c, c->B, c->ldb, start[i], 0) : cufort_l3_at(c, c->B, c->ldb, 0, start[i]);
+        half.C = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, start[i], 0) : cufort_l3_at(c, c->C, c->ldc, 0, start[i]));
         if (left)
             half.m = len[i];
         else
@@ -111,49 +105,54 @@ static int split_symm(const char *routine, const cufort_l3 *c)
         int64_t r = left ? start[i] : start[o], col = left ? start[o] : start[i];
         int stored = upper == (r < col);
         char t = stored ? 'N' : cufort_l3_herm(c->op) ? 'C' : 'T';
-        const char *Ac = stored ? elem(c, c->A, c->lda, r, col) : elem(c, c->A, c->lda, col, r);
+        const char *Ac = stored ? cufort_l3_at(c, c->A, c->lda, r, col) : cufort_l3_at(c, c->A, c->lda, col, r);
         st = left ? cufort_l3_host_gemm(routine, c, t, 'N', len[i], c->n, len[o], c->alpha, Ac, c->lda,
-                                elem(c, c->B, c->ldb, start[o], 0), c->ldb, 1, half.C, c->ldc)
+                                cufort_l3_at(c, c->B, c->ldb, start[o], 0), c->ldb, 1, half.C, c->ldc)
                   : cufort_l3_host_gemm(routine, c, 'N', t, c->m, len[i], len[o], c->alpha,
-                                elem(c, c->B, c->ldb, 0, start[o]), c->ldb, Ac, c->lda, 1, half.C, c->ldc);
+                                cufort_l3_at(c, c->B, c->ldb, 0, start[o]), c->ldb, Ac, c->lda, 1, half.C, c->ldc);
         if (st)
             return st;
     }
     return CUFORT_SUCCESS;
 }
 
-static int split_rank_k(const char *routine, const cufort_l3 *c)
+int cufort_l3_rank_k_columns(const char *routine, const cufort_l3 *c, int64_t c0, int64_t c1)
 {
-    int64_t h = c->n / 2, n2 = c->n - h;
-    int lower = !cufort_l3_upper(c->uplo), nf = NOTR(c->trans);
+    int nf = NOTR(c->trans), lower = !cufort_l3_upper(c->uplo);
     int two = c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K;
     const void *B = c->op == CUFORT_L3_SYRK || c->op == CUFORT_L3_HERK ? c->A : c->B;
     int64_t ldb = B == c->A ? c->lda : c->ldb;
-    for (int i = 0; i < 2; i++) {
-        int64_t s = i ? h : 0;
-        cufort_l3 half = *c;
-        half.n = i ? n2 : h;
-        half.A = nf ? elem(c, c->A, c->lda, s, 0) : elem(c, c->A, c->lda, 0, s);
-        if (c->B)
-            half.B = nf ? elem(c, c->B, c->ldb, s, 0) : elem(c, c->B, c->ldb, 0, s);
-        half.C = (void *)elem(c, c->C, c->ldc, s, s);
-        int st = cufort_l3_one_device(routine, &half);
-        if (st)
-            return st;
-    }
-    /* the off-diagonal block: rows of one half of op(A) times the other's, transposed */
-    int64_t r = lower ? h : 0, col = lower ? 0 : h, m = lower ? n2 : h, n = lower ? h : n2;
+#define ROWS(P, LD, i) (nf ? cufort_l3_at(c, P, LD, i, 0) : cufort_l3_at(c, P, LD, 0, i))
+    cufort_l3 diag = *c;
+    diag.n = c1 - c0;
+    diag.A = ROWS(c->A, c->lda, c0);
+    if (c->B)
+        diag.B = ROWS(c->B, c->ldb, c0);
+    diag.C = (void *)cufort_l3_at(c, c->C, c->ldc, c0, c0);
+    int st = cufort_l3_one_device(routine, &diag);
+    int64_t r = lower ? c1 : 0, m = lower ? c->n - c1 : c0;
+    if (st || m == 0)
+        return st;
+    /* the rectangle: rows r.. of op(A) times rows c0..c1 of op(B), transposed */
     char hc = cufort_l3_herm(c->op) ? 'C' : 'T', ta = nf ? 'N' : hc, tb = nf ? hc : 'N';
-#define ROWS(P, LD, i) (nf ? elem(c, P, LD, i, 0) : elem(c, P, LD, 0, i))
-    void *C = (void *)elem(c, c->C, c->ldc, r, col);
-    int st = cufort_l3_host_gemm(routine, c, ta, tb, m, n, c->k, c->alpha, ROWS(c->A, c->lda, r), c->lda,
-                         ROWS(B, ldb, col), ldb, c->beta, C, c->ldc);
+    void *C = (void *)cufort_l3_at(c, c->C, c->ldc, r, c0);
+    st = cufort_l3_host_gemm(routine, c, ta, tb, m, c1 - c0, c->k, c->alpha, ROWS(c->A, c->lda, r),
+                             c->lda, ROWS(B, ldb, c0), ldb, c->beta, C, c->ldc);
     if (!st && two)
-        st = cufort_l3_host_gemm(routine, c, ta, tb, m, n, c->k,
-                         c->op == CUFORT_L3_HER2K ? conj(c->alpha) : c->alpha, ROWS(c->B, c->ldb, r),
-                         c->ldb, ROWS(c->A, c->lda, col), c->lda, 1, C, c->ldc);
+        st = cufort_l3_host_gemm(routine, c, ta, tb, m, c1 - c0, c->k,
+                                 c->op == CUFORT_L3_HER2K ? conj(c->alpha) : c->alpha,
+                                 ROWS(c->B, c->ldb, r), c->ldb, ROWS(c->A, c->lda, c0), c->lda, 1,
+                                 C, c->ldc);
 #undef ROWS
     return st;
+}
+
+/* two column blocks, each its diagonal block and the rectangle beside it */
+static int split_rank_k(const char *routine, const cufort_l3 *c)
+{
+    int64_t h = c->n / 2;
+    int st = cufort_l3_rank_k_columns(routine, c, 0, h);
+    return st ? st : cufort_l3_rank_k_columns(routine, c, h, c->n);
 }
 
 static int split(const char *routine, const cufort_l3 *c)

@@ -98,6 +98,9 @@ int cufort_l3_rank_k_chunks(cufort_l3_job *j, char *buf);
 /* the call on this thread's device (l3_engine.c; cufort_thunk_l3, in l3_spread.c, spreads a
  * large one over several devices first) */
 int cufort_l3_one_device(const char *routine, const cufort_l3 *c);
+/* columns c0..c1 of a rank-k update's triangle: the diagonal block (a rank-k call on this device)
+ * and the rectangle below it (lower) or above it (upper), through the GEMM engine */
+int cufort_l3_rank_k_columns(const char *routine, const cufort_l3 *c, int64_t c0, int64_t c1);
 /* the GEMM engine on host arrays, with the call's precision and its scalars held as double complex */
 int cufort_l3_host_gemm(const char *routine, const cufort_l3 *c, char ta, char tb, int64_t m,
                         int64_t n, int64_t k, double complex alpha, const void *A, int64_t lda,
@@ -110,6 +113,12 @@ static inline size_t cufort_l3_round(size_t bytes) { return (bytes + 255) / 256 
 static inline size_t cufort_l3_esize(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
 static inline int cufort_l3_upper(char c) { return c == 'U' || c == 'u'; }
 static inline int cufort_l3_left(char c) { return c == 'L' || c == 'l'; }
+/* element (r, col) of a column-major array p with leading dimension ld, in the call's precision */
+static inline const char *cufort_l3_at(const cufort_l3 *c, const void *p, int64_t ld, int64_t r,
+                                       int64_t col)
+{
+    return (const char *)p + (size_t)(r + col * ld) * cufort_l3_esize(c->prec);
+}
 static inline int cufort_l3_herm(cufort_l3_op op)
 {
     return op == CUFORT_L3_HEMM || op == CUFORT_L3_HERK || op == CUFORT_L3_HER2K || op == CUFORT_L3_HERKX;

@@ -16,46 +16,31 @@ typedef struct {
     int64_t cut[CUFORT_MAX_DEVICES + 1];   /* piece i: [cut[i], cut[i + 1]) */
 } spread_call;
 
-static const char *at(const cufort_l3 *c, const void *p, int64_t ld, int64_t r, int64_t col)
-{
-    return (const char *)p + (size_t)(r + col * ld) * cufort_l3_esize(c->prec);
-}
-
 static int rank_k(cufort_l3_op op) { return op >= CUFORT_L3_SYRK; }
 
-/* columns c0..c1 of a rank-k update's triangle: the diagonal block, then the rectangle below it
- * (lower) or above it (upper) */
-static int rank_k_block(const char *routine, const cufort_l3 *c, int64_t c0, int64_t c1)
+static int piece_on(spread_call *s, int i)
 {
-    int nf = NOTR(c->trans), lower = !cufort_l3_upper(c->uplo);
-    int two = c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K;
-    const void *B = c->op == CUFORT_L3_SYRK || c->op == CUFORT_L3_HERK ? c->A : c->B;
-    int64_t ldb = B == c->A ? c->lda : c->ldb;
-#define ROWS(P, LD, i) (nf ? at(c, P, LD, i, 0) : at(c, P, LD, 0, i))
-    cufort_l3 diag = *c;
-    diag.n = c1 - c0;
-    diag.A = ROWS(c->A, c->lda, c0);
-    if (c->B)
-        diag.B = ROWS(c->B, c->ldb, c0);
-    diag.C = (void *)at(c, c->C, c->ldc, c0, c0);
-    int st = cufort_l3_one_device(routine, &diag);
-    int64_t r = lower ? c1 : 0, m = lower ? c->n - c1 : c0;
-    if (st || m == 0)
-        return st;
-    char hc = cufort_l3_herm(c->op) ? 'C' : 'T', ta = nf ? 'N' : hc, tb = nf ? hc : 'N';
-    void *C = (void *)at(c, c->C, c->ldc, r, c0);
-    st = cufort_l3_host_gemm(routine, c, ta, tb, m, c1 - c0, c->k, c->alpha, ROWS(c->A, c->lda, r),
-                        c->lda, ROWS(B, ldb, c0), ldb, c->beta, C, c->ldc);
-    if (!st && two)
-        st = cufort_l3_host_gemm(routine, c, ta, tb, m, c1 - c0, c->k,
-                            c->op == CUFORT_L3_HER2K ? conj(c->alpha) : c->alpha,
-                            ROWS(c->B, c->ldb, r), c->ldb, ROWS(c->A, c->lda, c0), c->lda, 1, C,
-                            c->ldc);
-#undef ROWS
-    return st;
+    const cufort_l3 *c = s->c;
+    int64_t p0 = s->cut[i], p1 = s->cut[i + 1];
+    if (p1 <= p0)
+        return CUFORT_SUCCESS;
+    if (rank_k(c->op))
+        return cufort_l3_rank_k_columns(s->routine, c, p0, p1);
+    cufort_l3 part = *c;
+    int tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
+    if (cufort_l3_left(c->side)) {   /* columns p0..p1 of B and C */
+        part.n = p1 - p0;
+        part.C = (void *)cufort_l3_at(c, c->C, c->ldc, 0, p0);
+        if (!tri)
+            part.B = cufort_l3_at(c, c->B, c->ldb, 0, p0);
+    } else {                          /* rows p0..p1 */
+        part.m = p1 - p0;
+        part.C = (void *)cufort_l3_at(c, c->C, c->ldc, p0, 0);
+        if (!tri)
+            part.B = cufort_l3_at(c, c->B, c->ldb, p0, 0);
+    }
+    return cufort_l3_one_device(s->routine, &part);
 }
-
-static int piece_on(spread_call *s, int i);
 
 /* A piece that failed has left its part of the output undefined (a solve works in place), so the
  * call fails; but a device that failed for want of anything but memory sits out later calls. */
@@ -66,30 +51,6 @@ static int piece(void *ctx, int i)
     if (st && st != CUFORT_ALLOC_FAILED)
         cufort_device_set_aside(s->devs[i]);
     return st;
-}
-
-static int piece_on(spread_call *s, int i)
-{
-    const cufort_l3 *c = s->c;
-    int64_t p0 = s->cut[i], p1 = s->cut[i + 1];
-    if (p1 <= p0)
-        return CUFORT_SUCCESS;
-    if (rank_k(c->op))
-        return rank_k_block(s->routine, c, p0, p1);
-    cufort_l3 part = *c;
-    int tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
-    if (cufort_l3_left(c->side)) {   /* columns p0..p1 of B and C */
-        part.n = p1 - p0;
-        part.C = (void *)at(c, c->C, c->ldc, 0, p0);
-        if (!tri)
-            part.B = at(c, c->B, c->ldb, 0, p0);
-    } else {                          /* rows p0..p1 */
-        part.m = p1 - p0;
-        part.C = (void *)at(c, c->C, c->ldc, p0, 0);
-        if (!tri)
-            part.B = at(c, c->B, c->ldb, p0, 0);
-    }
-    return cufort_l3_one_device(s->routine, &part);
 }
 
 int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
