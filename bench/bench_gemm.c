@@ -18,7 +18,8 @@
  * the pin cache on, so repeated calls on the same pageable arrays DMA them directly (else every
  * call is timed as a first call, through staging).
  * BENCH_TAG is appended to every mode name (runs with CUFORT_ALLOW_TF32=1 or a memory cap).
- * BENCH_AB compares engine settings rep by rep (see ab_engine); BENCH_REPS sets the repetitions.
+ * BENCH_AB compares engine settings rep by rep (see ab_engine); BENCH_REPS sets the repetitions;
+ * BENCH_PLAN=1 prints how the engine's first call of each size went over the devices.
  * Usage: bench_gemm [--precs sdz] [--sizes 256,512,...] [--modes a,b,...] [--nvblas[=tag]]
  * Prints a table and appends rows "prec,n,mode,ms,tflops" to $OUT/bench_gemm.csv (else ./). */
 #define _GNU_SOURCE
@@ -36,6 +37,7 @@
 
 #include "bench_util.h"
 #include "cufort.h"
+#include "../c_wrappers/thunk/gemm_engine.h"
 
 /* c_wrappers/thunk/staging.h (internal, exported) */
 int cufort_stage_to_device(void *dev, const void *host, size_t hpitch, size_t width, size_t cols);
@@ -122,6 +124,21 @@ static void engine(problem *pr, void *ctx)
     case 's': CK(cufort_sgemm_host('N', 'N', n, n, n, 1.0f, A, n, B, n, 1.0f, C, n)); break;
     case 'd': CK(cufort_dgemm_host('N', 'N', n, n, n, 1.0, A, n, B, n, 1.0, C, n)); break;
     default: CK(cufort_zgemm_host('N', 'N', n, n, n, 1.0, A, n, B, n, 1.0, C, n));
+    }
+    static char shown[64];   /* BENCH_PLAN=1: how each kind's first call went over the devices */
+    char key[64];
+    snprintf(key, sizeof key, "%c%d%d", pr->p, n, pinned);
+    if (getenv("BENCH_PLAN") && strcmp(key, shown)) {
+        cufort_gemm_plan_info info;
+        cufort_thunk_gemm_last_plan(&info);
+        printf("# plan %c n=%d %s: %d devices, tiles %lld x %lld, panels", pr->p, n,
+               pinned ? "pinned" : "pageable", info.devices, (long long)info.mb,
+               (long long)info.nb);
+        for (int i = 0; i < info.devices; i++)
+            printf(" %lld", (long long)info.device_panels[i]);
+        printf("; MB in %.0f, out %.0f, between devices %.0f\n", info.bytes_in / 1048576.0,
+               info.bytes_out / 1048576.0, info.bytes_peer / 1048576.0);
+        snprintf(shown, sizeof shown, "%s", key);
     }
 }
 

@@ -643,6 +643,55 @@ static void cache_reset(void)
     CHECK(stats().idle == 0, "reset: ... and caches nothing", "idle %lld", (long long)stats().idle);
 }
 
+/* A batch spread over devices (on the host backend, three simulated ones; every batch counts,
+ * pageable arrays too): every case again, and the plan cache holding a plan per device. */
+static void spread_batches(void)
+{
+    setenv("CUFORT_HOST_DEVICES", "3", 1);
+    int count = 0;
+    CHECK_OK(cufort_device_count(&count), "device count");
+    if (count < 2) {
+        printf("# skipped: spreading over devices needs 2 (the backend sees %d)\n", count);
+        unsetenv("CUFORT_HOST_DEVICES");
+        return;
+    }
+    setenv("CUFORT_DEVICES", count > 2 ? "0,1,2" : "0,1", 1);
+    setenv("CUFORT_MULTI_GPU_MIN_BYTES", "1", 1);
+    setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
+    transforms();
+    int64_t n = 64, batch = 7, devices = count > 2 ? 3 : 2;
+    cufort_fft_plan plan;
+    size_t bytes = sizeof(float) * 2 * (size_t)(n * batch);
+    float *x = malloc(bytes), *x0 = malloc(bytes);
+    for (int64_t i = 0; i < 2 * n * batch; i++)
+        x0[i] = x[i] = (float)uniform();
+    CHECK_OK(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 1, &n, batch, NULL, 1, 0, NULL, 1, 0),
+             "spread: plan");
+    cufort_fft_cache_clear();
+    cufort_fft_cache_stats s0 = stats();
+    CHECK_OK(cufort_fft_exec_host(plan, x, x, CUFORT_FFT_FORWARD), "spread: first call");
+    cufort_fft_cache_stats s1 = stats();
+    CHECK_OK(cufort_fft_exec_host(plan, x, x, CUFORT_FFT_INVERSE), "spread: second call");
+    cufort_fft_cache_stats s2 = stats();
+    CHECK(s1.misses - s0.misses == devices && s2.hits - s1.hits == devices &&
+              s2.misses == s1.misses,
+          "spread: a plan made on each device, found again there by the next call",
+          "misses %lld then %lld, hits %lld", (long long)(s1.misses - s0.misses),
+          (long long)(s2.misses - s1.misses), (long long)(s2.hits - s1.hits));
+    double err = 0;
+    for (int64_t i = 0; i < 2 * n * batch; i++)
+        err = fmax(err, fabs(x[i] / (double)n - x0[i]));
+    CHECK(err < 1e-5, "spread: inverse(forward(x)) = n x", "max error %g", err);
+    CHECK_OK(cufort_fft_destroy(plan), "spread: destroy");
+    free(x);
+    free(x0);
+    cufort_fft_cache_clear();
+    unsetenv("CUFORT_MULTI_GPU_MIN_BYTES");
+    unsetenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
+    unsetenv("CUFORT_DEVICES");
+    unsetenv("CUFORT_HOST_DEVICES");
+}
+
 static void errors(void)
 {
     cufort_fft_plan plan = NULL;
@@ -843,6 +892,7 @@ int main(int argc, char **argv)
     cache_bound();
     cache_threads();
     cache_reset();
+    spread_batches();
     errors();
     backend_limits();
     cufort_shutdown();

@@ -265,6 +265,40 @@ static void plan_checks(void)
     unsetenv("CUFORT_GEMM_TILE");
 }
 
+/* A device that cannot set up (as a GPU held by another process in exclusive mode; simulated on
+ * the host backend): the others take its panels, and it sits out later calls until the next
+ * reset. */
+static void devices_set_aside(int count, const case_t *c0)
+{
+    case_t c = *c0;
+    cufort_gemm_plan_info info;
+    setenv("CUFORT_HOST_DEVICES_BROKEN", "1", 1);
+    setenv("CUFORT_DEVICES", "0,1", 1);
+    CHECK_OK(cufort_shutdown(), "shutdown: the helpers start again, device 1 now unavailable");
+    CHECK_OK(cufort_init(), "init");
+    check_case(&c, "spread, device 1 unavailable");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == 2 && info.device_panels[1] == 0 && info.device_panels[0] > 0,
+          "device 1 unavailable: device 0 computes every panel", "devices %d, panels %lld / %lld",
+          info.devices, (long long)info.device_panels[0], (long long)info.device_panels[1]);
+    check_case(&c, "device 1 set aside");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.devices == 1, "device 1 set aside: the next call stays on device 0", "devices %d",
+          info.devices);
+    if (count > 2) {   /* the caller's device not listed, and every listed one unavailable */
+        setenv("CUFORT_HOST_DEVICES_BROKEN", "1,2", 1);
+        setenv("CUFORT_DEVICES", "2,1", 1);
+        CHECK_OK(cufort_shutdown(), "shutdown: devices set aside come back");
+        CHECK_OK(cufort_init(), "init");
+        double a[64], b[64], cc[64];
+        for (int i = 0; i < 64; i++) a[i] = b[i] = cc[i] = i + 1;
+        CHECK_FAILS_MSG(cufort_dgemm_host('N', 'N', 8, 8, 8, 1.0, a, 8, b, 8, 0.0, cc, 8),
+                        CUFORT_NO_DEVICE, "unavailable",
+                        "every listed device unavailable: a clear error");
+    }
+    unsetenv("CUFORT_HOST_DEVICES_BROKEN");
+}
+
 static int thread_body(int id, char *err, size_t errlen);
 
 /* Spread over 2-4 devices (on the host backend, CUFORT_HOST_DEVICES simulated ones): the sweep
@@ -298,11 +332,30 @@ static void spread_checks(void)
         CHECK(info.devices == d && panels == (97 + width - 1) / width,
               ckf("%d devices: every column panel once", d), "devices %d, %lld panels of %lld",
               info.devices, (long long)panels, (long long)width);
-        /* B crosses once; A once to each device that took a panel; C comes back once */
+        /* B and A cross once, A then from device to device (GPUs without peer access: A from
+         * the host to each); C comes back once */
         size_t a = (size_t)70 * 45 * 8, b = (size_t)45 * 97 * 8, cb = (size_t)70 * 97 * 8;
-        CHECK(info.bytes_in == b + (size_t)busy * a && info.bytes_out == cb,
-              ckf("%d devices: B once, A once per device", d), "moved %zu + %zu, want %zu + %zu",
-              info.bytes_in, info.bytes_out, b + (size_t)busy * a, cb);
+        int host = !strcmp(cufort_backend_name(), "host");
+        size_t peer = host ? (size_t)(busy - 1) * a : info.bytes_peer;
+        CHECK(info.bytes_in + info.bytes_peer == b + (size_t)busy * a && info.bytes_out == cb &&
+                  info.bytes_peer == peer,
+              ckf("%d devices: B and A once from the host, A on to each device", d),
+              "moved %zu + %zu, %zu between devices; want %zu + %zu, %zu", info.bytes_in,
+              info.bytes_out, info.bytes_peer, b + (size_t)busy * a - peer, cb, peer);
+        /* devices that cannot reach each other (simulated on the host backend): A from the
+         * host to each */
+        if (!strcmp(cufort_backend_name(), "host")) {
+            setenv("CUFORT_HOST_DEVICES_NO_PEER", "1", 1);
+            check_case(&c, ckf("%d devices, no peer copies", d));
+            cufort_thunk_gemm_last_plan(&info);
+            for (int i = busy = 0; i < info.devices; i++)
+                busy += info.device_panels[i] > 0;
+            CHECK(info.bytes_in == b + (size_t)busy * a && info.bytes_peer == 0,
+                  ckf("%d devices, no peer copies: A once per device", d),
+                  "moved %zu in, %zu between devices; want %zu, 0", info.bytes_in, info.bytes_peer,
+                  b + (size_t)busy * a);
+            unsetenv("CUFORT_HOST_DEVICES_NO_PEER");
+        }
         setenv("CUFORT_GEMM_TILE", "200", 1);   /* tiles of whole columns */
         sweep(ckf("%d devices, whole columns", d));
         setenv("CUFORT_GEMM_TILE", "16", 1);
@@ -339,32 +392,8 @@ static void spread_checks(void)
     ck_threads(8, thread_body, "spread gemm from 8 threads");
     /* the helpers end at a shutdown and a device change, and start again after */
     case_t c = make('z', 'C', 'N', 61, 80, 33, 0.5 + I, 0.25, 1);
-    /* a device that cannot set up (as a GPU held by another process in exclusive mode): the
-     * others take its panels, and it sits out later calls until the next reset */
-    setenv("CUFORT_HOST_DEVICES_BROKEN", "1", 1);
-    setenv("CUFORT_DEVICES", "0,1", 1);
-    CHECK_OK(cufort_shutdown(), "shutdown: the helpers start again, device 1 now unavailable");
-    CHECK_OK(cufort_init(), "init");
-    check_case(&c, "spread, device 1 unavailable");
-    cufort_thunk_gemm_last_plan(&info);
-    CHECK(info.devices == 2 && info.device_panels[1] == 0 && info.device_panels[0] > 0,
-          "device 1 unavailable: device 0 computes every panel", "devices %d, panels %lld / %lld",
-          info.devices, (long long)info.device_panels[0], (long long)info.device_panels[1]);
-    check_case(&c, "device 1 set aside");
-    cufort_thunk_gemm_last_plan(&info);
-    CHECK(info.devices == 1, "device 1 set aside: the next call stays on device 0", "devices %d",
-          info.devices);
-    if (count > 2) {   /* the caller's device not listed, and every listed one unavailable */
-        setenv("CUFORT_HOST_DEVICES_BROKEN", "1,2", 1);
-        setenv("CUFORT_DEVICES", "2,1", 1);
-        CHECK_OK(cufort_shutdown(), "shutdown: devices set aside come back");
-        CHECK_OK(cufort_init(), "init");
-        double a[64], b[64], cc[64];
-        for (int i = 0; i < 64; i++) a[i] = b[i] = cc[i] = i + 1;
-        CHECK_FAILS_MSG(cufort_dgemm_host('N', 'N', 8, 8, 8, 1.0, a, 8, b, 8, 0.0, cc, 8),
-                        CUFORT_NO_DEVICE, "unavailable", "every listed device unavailable: a clear error");
-    }
-    unsetenv("CUFORT_HOST_DEVICES_BROKEN");
+    if (!strcmp(cufort_backend_name(), "host"))
+        devices_set_aside(count, &c);
     setenv("CUFORT_DEVICES", count > 2 ? "0,1,2" : "0,1", 1);
     CHECK_OK(cufort_shutdown(), "shutdown with helpers running");
     CHECK_OK(cufort_init(), "init again");

@@ -75,6 +75,7 @@ int cufort_fft_plan_many(cufort_fft_plan *plan, int type, int rank, const int64_
     if (!p)
         return cufort_fail(CUFORT_ALLOC_FAILED, "%s: out of host memory", fn);
     p->type = type;
+    p->device = cufort_current_device();
     p->rank = rank;
     p->batch = batch;
     p->advanced = inembed != NULL;

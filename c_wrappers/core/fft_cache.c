@@ -29,7 +29,7 @@ static int matches(const struct cufort_fft_plan_s *p, int type, int rank, const 
                    const int64_t *onembed, int64_t ostride, int64_t odist)
 {
     if (p->type != type || p->rank != rank || p->batch != batch || p->advanced != (inembed != NULL) ||
-        !same(p->n, n, rank))
+        !same(p->n, n, rank) || p->device != cufort_current_device())
         return 0;
     return !inembed || (same(p->inembed, inembed, rank) && same(p->onembed, onembed, rank) &&
                         p->istride == istride && p->idist == idist && p->ostride == ostride &&

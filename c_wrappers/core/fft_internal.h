@@ -24,6 +24,7 @@ struct cufort_fft_plan_s {
     int64_t span[2][2];          /* elements from the side's first to its last; their bytes fit int64 */
     char in_place_refusal[320];  /* why exec refuses in == out, or "" */
     int busy;                    /* a cufort_fft_exec_host is running it (atomic) */
+    int device;                  /* the device it was made on, which alone may run it */
 };
 
 /* fft_layout.c: checks an advanced layout and fills side, span and in_place_refusal of a plan
@@ -73,11 +74,12 @@ int cufort_fft_relist(cufort_fft_plan plan);
 void cufort_fft_free(cufort_fft_plan plan);         /* backend plan and struct; unlisted plans only */
 
 /* ---- the plan cache (fft_cache.c), behind the plans of `use cufort` ----
- * acquire hands out a plan for the caller's exclusive use: a released one with the same type, sizes,
- * batch and layout when the cache has one (stream and normalisation reset), else a new one.
- * release gives it back; the cache keeps the CUFORT_FFT_CACHE_MAX most recently released and
- * destroys older ones.  *generation / generation tie a plan to the cufort initialisation it was made under:
- * a shutdown or device change destroys every plan, after which release is a no-op.  Thread-safe. */
+ * acquire hands out a plan for the caller's exclusive use: a released one with the same type,
+ * sizes, batch and layout, made on this thread's device, when the cache has one (stream and
+ * normalisation reset), else a new one.  release gives it back; the cache keeps the
+ * CUFORT_FFT_CACHE_MAX most recently released and destroys older ones.  *generation / generation
+ * tie a plan to the cufort initialisation it was made under: a shutdown or device change destroys
+ * every plan, after which release is a no-op.  Thread-safe. */
 #define CUFORT_FFT_CACHE_MAX 8
 int cufort_fft_plan_acquire(cufort_fft_plan *plan, int *generation, int type, int rank,
                             const int64_t *n, int64_t batch, const int64_t *inembed, int64_t istride,

@@ -191,6 +191,10 @@ typedef struct cufort_backend_ops {
     /* height rows of width bytes; pitches in bytes; stream NULL = default; async: do not wait */
     int (*copy2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                   size_t height, cufort_copy_kind kind, cufort_stream stream, int async);
+    /* `bytes` from src on device src_device to dst on this thread's device, queued on stream, when
+     * the two devices reach each other directly; else CUFORT_NOT_SUPPORTED, with nothing queued
+     * and no error message (the caller copies another way) */
+    int (*copy_peer)(void *dst, const void *src, int src_device, size_t bytes, cufort_stream s);
     /* a pointer cufort did not allocate: 0 if `bytes` from it are device-accessible */
     int (*foreign_pointer)(const char *routine, const char *name, const void *p, size_t bytes);
     int (*stream_create)(cufort_stream *s);

@@ -261,6 +261,60 @@ static address_range_fn address_range(void)
     return range_fn;
 }
 
+/* ---- copies between devices ---- */
+
+/* Whether two devices reach each other directly (NVLink, or PCIe peer to peer), learnt and enabled
+ * both ways once per generation (a reset ends peer access).  Without it cudaMemcpyPeerAsync would
+ * pass through host memory, which the caller can do better by uploading from the host itself. */
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned peer_generation;
+/* 0 unknown, 1 yes, 2 no */
+static unsigned char peer_state[CUFORT_MAX_DEVICES][CUFORT_MAX_DEVICES];
+
+static int enable_peer(int from, int to)   /* leaves `from` current */
+{
+    int can = 0;
+    cudaError_t e = cudaDeviceCanAccessPeer(&can, from, to);
+    if (e == cudaSuccess && can && (e = cudaSetDevice(from)) == cudaSuccess) {
+        e = cudaDeviceEnablePeerAccess(to, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+            e = cudaSuccess;
+    }
+    cudaGetLastError();
+    return e == cudaSuccess && can;
+}
+
+static int peers(int self, int other)
+{
+    if (self < 0 || other < 0 || self >= CUFORT_MAX_DEVICES || other >= CUFORT_MAX_DEVICES)
+        return 0;
+    pthread_mutex_lock(&peer_lock);
+    if (peer_generation != cufort_generation()) {
+        memset(peer_state, 0, sizeof peer_state);
+        peer_generation = cufort_generation();
+    }
+    if (!peer_state[self][other]) {
+        int direct = enable_peer(other, self) && enable_peer(self, other);
+        cudaSetDevice(self);
+        peer_state[self][other] = peer_state[other][self] = direct ? 1 : 2;
+    }
+    int direct = peer_state[self][other] == 1;
+    pthread_mutex_unlock(&peer_lock);
+    return direct;
+}
+
+static int cuda_copy_peer(void *dst, const void *src, int src_device, size_t bytes,
+                          cufort_stream stream)
+{
+    int st = cufort_cuda_bind_thread(), self = cufort_current_device();
+    if (st)
+        return st;
+    if (!peers(self, src_device))
+        return CUFORT_NOT_SUPPORTED;
+    return cufort_cuda_error(cudaMemcpyPeerAsync(dst, self, src, src_device, bytes,
+                                                 (cudaStream_t)stream), "cudaMemcpyPeerAsync");
+}
+
 static int cuda_foreign_pointer(const char *routine, const char *name, const void *p, size_t bytes)
 {
     struct cudaPointerAttributes attr;
@@ -366,6 +420,7 @@ const cufort_backend_ops cufort_cuda_ops = {
     .host_register = cuda_host_register,
     .host_unregister = cuda_host_unregister,
     .copy2d = cuda_copy2d,
+    .copy_peer = cuda_copy_peer,
     .foreign_pointer = cuda_foreign_pointer,
     .stream_create = cuda_stream_create,
     .stream_destroy = cuda_stream_destroy,

@@ -53,11 +53,17 @@ static int cuda_create(struct cufort_fft_plan_s *p)
     return CUFORT_SUCCESS;
 }
 
+/* on the plan's own device (the cache may evict a plan another device's helper thread made) */
 static void cuda_destroy(struct cufort_fft_plan_s *p)
 {
     if (p->backend) {
         cufort_cuda_bind_thread();
+        int self = cufort_current_device(), other = p->device != self;
+        if (other)
+            cudaSetDevice(p->device);
         cufftDestroy(*(cufftHandle *)p->backend);
+        if (other)
+            cudaSetDevice(self);
         free(p->backend);
         p->backend = NULL;
     }

@@ -72,6 +72,18 @@ static int host_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
     return CUFORT_SUCCESS;
 }
 
+/* CUFORT_HOST_DEVICES_NO_PEER=1: the simulated devices cannot reach each other directly */
+static int host_copy_peer(void *dst, const void *src, int src_device, size_t bytes,
+                          cufort_stream stream)
+{
+    (void)src_device, (void)stream;
+    const char *env = getenv("CUFORT_HOST_DEVICES_NO_PEER");
+    if (env && *env == '1')
+        return CUFORT_NOT_SUPPORTED;
+    memcpy(dst, src, bytes);
+    return CUFORT_SUCCESS;
+}
+
 static int host_foreign_pointer(const char *routine, const char *name, const void *p, size_t bytes)
 {
     (void)bytes;
@@ -160,6 +172,7 @@ const cufort_backend_ops cufort_host_ops = {
     .host_register = host_register,
     .host_unregister = host_unregister,
     .copy2d = host_copy2d,
+    .copy_peer = host_copy_peer,
     .foreign_pointer = host_foreign_pointer,
     .stream_create = host_stream_create,
     .stream_destroy = host_stream_destroy,

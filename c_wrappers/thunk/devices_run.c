@@ -40,7 +40,18 @@ void cufort_device_set_aside(int device)
         atomic_fetch_or(&set_aside, 1u << device);
 }
 
-int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n)
+/* A batch of FFTs moves each byte once each way and computes little: a share smaller than this
+ * gains less than a helper's wake-up and a second plan cost. */
+static double min_bytes_per_device(void)
+{
+    const char *env = getenv("CUFORT_MULTI_GPU_MIN_BYTES");
+    double v = env && *env ? strtod(env, NULL) : 0;
+    return v > 0 ? v : 64.0 * (1 << 20);
+}
+
+/* the devices a call may take now (the calling thread's own first), less those set aside; one
+ * on a helper thread */
+static int usable_devices(int *devs, int *n)
 {
     *n = 1;
     if (cufort_thread_device_bound())
@@ -48,17 +59,38 @@ int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts,
     int st = cufort_engine_devices(devs, CUFORT_MAX_DEVICES, n);
     unsigned aside = atomic_load(&set_aside);
     int kept = 0;
-    for (int i = 0; i < *n; i++)   /* the calling thread's own device stays first */
+    for (int i = 0; i < *n; i++)
         if (i == 0 || !(aside >> devs[i] & 1))
             devs[kept++] = devs[i];
-    *n = kept;
-    if (st || *n < 2 || (!pinned && flops < pageable_min_intensity() * bytes)) {
-        *n = 1;
-        return st;
-    }
-    double most = fmin(flops / min_flops_per_device(), (double)parts);
+    *n = st ? 1 : kept;
+    return st;
+}
+
+/* n devices, or as many as `share` (work / min_share, at most parts) allows */
+static void at_most(int *n, double share, int64_t parts)
+{
+    double most = fmin(share, (double)parts);
     *n = most < *n ? (int)fmax(1, most) : *n;
-    return CUFORT_SUCCESS;
+}
+
+int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n)
+{
+    int st = usable_devices(devs, n);
+    if (st || *n < 2 || (!pinned && flops < pageable_min_intensity() * bytes))
+        *n = 1;
+    else
+        at_most(n, flops / min_flops_per_device(), parts);
+    return st;
+}
+
+int cufort_spread_copies(double bytes, int pinned, int64_t parts, int *devs, int *n)
+{
+    int st = usable_devices(devs, n);
+    if (st || *n < 2 || (!pinned && pageable_min_intensity() > 0))
+        *n = 1;
+    else
+        at_most(n, bytes / min_bytes_per_device(), parts);
+    return st;
 }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

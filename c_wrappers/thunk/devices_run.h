@@ -14,6 +14,11 @@
  * device's share of a call. */
 int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n);
 
+/* The same for a call its copies bound (a batch of FFTs): as many devices as have
+ * CUFORT_MULTI_GPU_MIN_BYTES (default 64 MiB) of its operands each; one when its arrays are
+ * pageable, unless CUFORT_MULTI_GPU_MIN_INTENSITY is 0. */
+int cufort_spread_copies(double bytes, int pinned, int64_t parts, int *devs, int *n);
+
 /* A device that failed to set up for a call's share (no context, no streams: a GPU another
  * process holds in exclusive mode) sits out the calls spread after it, until the next reset. */
 void cufort_device_set_aside(int device);

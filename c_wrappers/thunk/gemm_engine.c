@@ -13,7 +13,8 @@
  *                they fit: blocks are uploaded again for every tile that needs them.
  *
  * Spread over several devices, each device runs this plan on its own engine and takes C's column
- * panels one at a time from a shared counter (gemm_internal.h).
+ * panels one at a time from a shared counter (gemm_internal.h); resident devices upload a share of
+ * A's panels each and copy the rest from one another (gemm_share.c).
  *
  * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
  * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
@@ -39,8 +40,8 @@
 /* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most;
  * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
  * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
-enum { MAX_PANELS = 64, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
-       ALIGN = 256 };
+enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048,
+       PAGEABLE_TILE = 4096, ALIGN = 256 };
 
 /* A block slot's events: its upload is done; the last GEMM reading it is done.  A C slot's: its
  * upload is done, its GEMMs are done, its download is done. */
@@ -251,8 +252,7 @@ static size_t need(const job *j)
     return j->na * a_bytes(j) + j->nbs * b_bytes(j) + j->nc * c_bytes(j);
 }
 
-/* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
- * tile.  0 when not even 1 x 1 x 1 blocks fit. */
+/* C's tiles hold whole columns: pageable arrays (or tall_pinned()) and C at most two tiles tall */
 static int whole_columns(const job *j, int64_t t)
 {
     return (!j->pinned || tall_pinned(j)) && j->m <= 2 * t;
@@ -270,6 +270,8 @@ static int64_t tile_width(const job *j, int64_t t)
     return nb;
 }
 
+/* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
+ * tile.  0 when not even 1 x 1 x 1 blocks fit. */
 static int plan(job *j, size_t cap)
 {
     int64_t t = tile_size(j), k = j->kt ? j->k : 0;
@@ -392,7 +394,35 @@ static int download(job *j, c_slot *c)
     return st;
 }
 
-/* The slot holding block (row, col) of A (which = 0) or B (which = 1), uploading it if needed. */
+/* A's block (row panel `row`, k from k0, depth deep), from the host */
+static int upload_a(job *j, slot *s, int64_t row, int64_t k0, int64_t depth)
+{
+    int64_t r0 = row * j->mb, rows = rows_of(j, row), ld = j->lda;
+    return NOTR(j->ta) ? upload(j, s->dev, j->A + (size_t)(r0 + k0 * ld) * j->es, rows, depth, ld)
+                       : upload(j, s->dev, j->A + (size_t)(k0 + r0 * ld) * j->es, depth, rows, ld);
+}
+
+/* B's block (column panel `col`, k from k0, depth deep), from the host */
+static int upload_b(job *j, slot *s, int64_t col, int64_t k0, int64_t depth)
+{
+    int64_t c0 = col * j->nb, cols = cols_of(j, col), ld = j->ldb;
+    return NOTR(j->tb) ? upload(j, s->dev, j->B + (size_t)(k0 + c0 * ld) * j->es, depth, cols, ld)
+                       : upload(j, s->dev, j->B + (size_t)(c0 + k0 * ld) * j->es, cols, depth, ld);
+}
+
+/* A's whole row panel `row` (a resident plan) copied from the device that offered it; the backend's
+ * CUFORT_NOT_SUPPORTED when the two devices do not reach each other directly */
+static int copy_a(job *j, slot *s, int64_t row, const cufort_gemm_a_panel *from)
+{
+    size_t bytes = (size_t)(rows_of(j, row) * j->k) * j->es;
+    int st = j->ops->stream_wait(j->e->h2d, from->ready);
+    if (!st && !(st = j->ops->copy_peer(s->dev, from->dev, from->device, bytes, j->e->h2d)))
+        j->bytes_peer += bytes;
+    return st;
+}
+
+/* The slot holding block (row, col) of A (which = 0) or B (which = 1), uploading it if needed
+ * (on a spread call, A's panels from another device when one has them: gemm_share.c). */
 static int block(job *j, int which, int64_t row, int64_t col, slot **out)
 {
     slot *slots = which ? j->e->b : j->e->a;
@@ -419,19 +449,20 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
         return st;
     s->row = s->col = -1;
     int64_t k0 = (which ? row : col) * j->kb, depth = depth_of(j, which ? row : col);
-    if (which == 0) {
-        int64_t r0 = row * j->mb, rows = rows_of(j, row);
-        st = NOTR(j->ta) ? upload(j, s->dev, j->A + (size_t)(r0 + k0 * j->lda) * j->es, rows, depth, j->lda)
-                         : upload(j, s->dev, j->A + (size_t)(k0 + r0 * j->lda) * j->es, depth, rows, j->lda);
-    } else {
-        int64_t c0 = col * j->nb, cols = cols_of(j, col);
-        st = NOTR(j->tb) ? upload(j, s->dev, j->B + (size_t)(k0 + c0 * j->ldb) * j->es, depth, cols, j->ldb)
-                         : upload(j, s->dev, j->B + (size_t)(c0 + k0 * j->ldb) * j->es, cols, depth, j->ldb);
-    }
+    cufort_gemm_a_panel from;
+    int how = which == 0 && j->share && j->resident
+                  ? cufort_gemm_take_a(j->share, row, j->mb, j->share_index, &j->borrowed, &from)
+                  : CUFORT_GEMM_A_UPLOAD;
+    if (how == CUFORT_GEMM_A_COPY && (st = copy_a(j, s, row, &from)) == CUFORT_NOT_SUPPORTED)
+        how = CUFORT_GEMM_A_UPLOAD;
+    if (how != CUFORT_GEMM_A_COPY)
+        st = which ? upload_b(j, s, col, k0, depth) : upload_a(j, s, row, k0, depth);
     if (!st && !(st = j->ops->event_record(s->ev[READY], j->e->h2d))) {
         s->row = row;
         s->col = col;
     }
+    if (how == CUFORT_GEMM_A_UPLOAD_OFFER)
+        cufort_gemm_offer_a(j->share, row, st ? NULL : s->dev, s->ev[READY]);
     return st;
 }
 
@@ -525,8 +556,12 @@ static int run(job *j)
             st = cufort_worker_start(&j->e->downloads);
         w = j->e->downloads;
     }
+    /* spread and resident, each device starts at its own rows of A, the panels it then uploads
+     * and offers to the others first */
+    int64_t i0 = j->share && j->resident ? j->share_index * j->mt / j->share->count : 0;
     for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = next_panel(j, jj))
-        for (int64_t i = 0; i < j->mt && !st; i++) {
+        for (int64_t r = 0; r < j->mt && !st; r++) {
+            int64_t i = (i0 + r) % j->mt;
             int s = (int)(t % j->nc);
             if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
                 break;
@@ -559,8 +594,10 @@ int cufort_gemm_run_here(job *j, cufort_gemm_plan_info *info)
         st = st ? st : sync;
     }
     cufort_swap_thread_stream(caller);
-    *info = (cufort_gemm_plan_info){j->mb, j->nb, j->kb, j->resident, j->device_bytes, j->bytes_in,
-                                    j->bytes_out, 1, {j->panels}};
+    *info = (cufort_gemm_plan_info){.mb = j->mb, .nb = j->nb, .kb = j->kb, .resident = j->resident,
+                                    .device_bytes = j->device_bytes, .bytes_in = j->bytes_in,
+                                    .bytes_out = j->bytes_out, .bytes_peer = j->bytes_peer,
+                                    .devices = 1, .device_panels = {j->panels}};
     j->e->last = *info;
     return st;
 }

@@ -36,6 +36,7 @@ typedef struct {
     int64_t mb, nb, kb;
     int resident;
     size_t device_bytes, bytes_in, bytes_out;   /* over every device */
+    size_t bytes_peer;                           /* copied from one device to another */
     int devices;                                 /* the devices the call was spread over */
     int64_t device_panels[CUFORT_MAX_DEVICES];   /* C's column panels each device computed */
 } cufort_gemm_plan_info;

@@ -3,16 +3,37 @@
 #ifndef CUFORT_GEMM_INTERNAL_H
 #define CUFORT_GEMM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "gemm_engine.h"
 
+/* Row and column panels of one call on one device, at most */
+enum { CUFORT_GEMM_MAX_PANELS = 64 };
+
+/* One of A's row panels on a call spread over devices: the first resident device to need it
+ * uploads it from the host and offers it; the others copy it from that device's memory (NVLink or
+ * PCIe peer to peer) instead of reading A through the host again. */
+typedef struct {
+    enum { A_FREE, A_CLAIMED, A_OFFERED, A_REFUSED } state;
+    int64_t mb;                  /* the claimer's panel height: only a plan alike may copy it */
+    int owner, device;           /* the claimer's place among the call's devices; its device */
+    const char *dev;
+    cufort_event ready;          /* on `device`: the upload is done */
+} cufort_gemm_a_panel;
+
 /* A call spread over several devices: each device runs the whole call's plan on its own engine,
  * taking C's column panels (their width fixed, so the devices agree on them) one at a time from
- * `next`, so a device that finishes early takes more. */
+ * `next`, so a device that finishes early takes more.  A's panels pass between devices (a[] and
+ * borrowers[], under lock; `changed` signals each offer, refusal and return). */
 typedef struct {
     atomic_llong next;
     int64_t width;
+    int count;                   /* devices taking part */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    cufort_gemm_a_panel a[CUFORT_GEMM_MAX_PANELS];
+    int borrowers[CUFORT_MAX_DEVICES];   /* by place: the devices still copying its panels */
 } cufort_gemm_panels;
 
 typedef struct {
@@ -32,11 +53,33 @@ typedef struct {
     const cufort_backend_ops *ops;
     size_t bytes_in, bytes_out, device_bytes;
     cufort_gemm_panels *share;   /* NULL: this device does every panel */
+    int share_index;             /* this device's place among share->count */
+    unsigned borrowed;           /* bit i: it copied a panel of the device at place i */
     int64_t panels;              /* column panels this device did */
+    size_t bytes_peer;           /* copied from another device */
 } cufort_gemm_job;
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
+
+/* A spread call's shared state, before the devices start and after they all end */
+void cufort_gemm_share_init(cufort_gemm_panels *p, int64_t width, int count);
+void cufort_gemm_share_end(cufort_gemm_panels *p);
+
+/* How a device gets A's row panel `row` (plan: panel height mb, resident) on a spread call:
+ * uploaded from the host, and then offered to the others (it came first); uploaded from the host
+ * (no copy of it lies on another device); or copied from *from (it may wait for the upload that
+ * another device has queued). */
+enum { CUFORT_GEMM_A_UPLOAD_OFFER, CUFORT_GEMM_A_UPLOAD, CUFORT_GEMM_A_COPY };
+int cufort_gemm_take_a(cufort_gemm_panels *p, int64_t row, int64_t mb, int place,
+                       unsigned *borrowed, cufort_gemm_a_panel *from);
+/* after CUFORT_GEMM_A_UPLOAD_OFFER: the panel lies at dev, whole once `ready` happens on this
+ * thread's device; dev NULL: its upload failed, the others upload it themselves */
+void cufort_gemm_offer_a(cufort_gemm_panels *p, int64_t row, const char *dev, cufort_event ready);
+/* The device at `place` is done with the call, its streams synchronised: it stops borrowing (the
+ * places in `borrowed`), then waits until no device still copies its own panels, and withdraws
+ * them.  A helper thread may run another call's work, in the same memory, right after. */
+void cufort_gemm_share_leave(cufort_gemm_panels *p, int place, unsigned borrowed);
 
 /* The job on this thread's device (its engine, its share of the device memory, its streams);
  * *info: what it planned and moved, also kept as this thread's last plan. */

@@ -50,7 +50,9 @@ static int device_share(void *ctx, int index)
     spread_call *c = ctx;
     job j = *c->whole;
     j.share = &c->panels;
+    j.share_index = index;
     int st = cufort_gemm_run_here(&j, &c->dev[index]);
+    cufort_gemm_share_leave(&c->panels, index, j.borrowed);
     c->dev[index].device_panels[0] = j.panels;
     if (!st || j.panels > 0)
         return st;
@@ -68,14 +70,21 @@ static int device_share(void *ctx, int index)
     return CUFORT_SUCCESS;
 }
 
+/* Spread calls run one at a time: a device that offered A's panels waits at its end for the
+ * devices copying them (gemm_share.c), which another spread call's shares queued before theirs on
+ * the same helpers would keep waiting in turn.  Each call has every device meanwhile. */
+static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+
 /* The call over several devices; this thread keeps the summary as its last plan (the tiles of the
  * first device that took part, every device's bytes and panels). */
 static int run_spread(const job *j, const int *devs, int n, int64_t width)
 {
-    spread_call c = {.whole = j, .devs = devs, .panels = {.width = width},
-                     .lock = PTHREAD_MUTEX_INITIALIZER};
-    atomic_init(&c.panels.next, 0);
+    spread_call c = {.whole = j, .devs = devs, .lock = PTHREAD_MUTEX_INITIALIZER};
+    cufort_gemm_share_init(&c.panels, width, n);
+    pthread_mutex_lock(&one_at_a_time);
     int st = cufort_on_devices(n, devs, device_share, &c);
+    pthread_mutex_unlock(&one_at_a_time);
+    cufort_gemm_share_end(&c.panels);
     int64_t done = 0;
     for (int i = 0; i < n; i++)
         done += c.dev[i].device_panels[0];
@@ -87,13 +96,14 @@ static int run_spread(const job *j, const int *devs, int n, int64_t width)
         first++;
     cufort_gemm_plan_info sum = c.dev[first];
     sum.resident = 1;
-    sum.device_bytes = sum.bytes_in = sum.bytes_out = 0;
+    sum.device_bytes = sum.bytes_in = sum.bytes_out = sum.bytes_peer = 0;
     for (int i = 0; i < n; i++) {
         if (c.dev[i].device_panels[0] > 0)
             sum.resident &= c.dev[i].resident;
         sum.device_bytes += c.dev[i].device_bytes;
         sum.bytes_in += c.dev[i].bytes_in;
         sum.bytes_out += c.dev[i].bytes_out;
+        sum.bytes_peer += c.dev[i].bytes_peer;
         sum.device_panels[i] = c.dev[i].device_panels[0];
     }
     sum.devices = n;

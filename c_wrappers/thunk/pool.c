@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "gate.h"
+#include "internal.h"
 #include "pool.h"
 
 /* helpers for two staged copies of MAX_WORKERS (staging.c) at once: the GEMM engine's upload
@@ -28,6 +29,7 @@ typedef struct {
     cufort_pool_fn fn;
     void *ctx;
     int remaining;               /* helpers still running it (atomic) */
+    int device;                  /* the caller's own device (a multi-GPU helper's), or -1 */
 } job;
 
 typedef struct {
@@ -85,7 +87,10 @@ static void *serve(void *arg)
                                          __ATOMIC_RELAXED))
             continue;   /* taken back by its caller */
         job *j = h->job;
+        /* the caller's streams, events and default stream are those of its device */
+        cufort_bind_thread_device(j->device);
         j->fn(j->ctx, h->worker);
+        cufort_bind_thread_device(-1);
         __atomic_store_n(&h->state, TAGGED(s, IDLE), __ATOMIC_RELEASE);
         __atomic_sub_fetch(&j->remaining, 1, __ATOMIC_ACQ_REL);   /* j may be gone after this */
     }
@@ -132,7 +137,7 @@ void cufort_pool_run(int workers, cufort_pool_fn fn, void *ctx)
     int want = workers - 1 < MAX_HELPERS ? workers - 1 : MAX_HELPERS, got = 0;
     helper *mine[MAX_HELPERS];
     uint64_t assigned[MAX_HELPERS];
-    job j = {fn, ctx, 0};
+    job j = {fn, ctx, 0, cufort_thread_device_bound() ? cufort_current_device() : -1};
     for (int i = 0; i < MAX_HELPERS && got < want; i++) {
         helper *h = &helpers[i];
         if (!started(i))
