@@ -20,11 +20,13 @@ static double min_flops_per_device(void)
     return v > 0 ? v : 2e10;
 }
 
-/* Every device reads the shared operand (GEMM's A, a triangle) through the host again, and on
- * pageable arrays the host's copies bound the call: on two H200s DGEMM 8192 (512 flops per byte)
- * took 32.8 ms spread against 31.3 on one, SGEMM 8192 (1024) 20.8 against 30.9, DGEMM 16384
- * (1024) 130 against 178.  Pinned, DGEMM 8192 gained (25.3 against 33.9).
- * CUFORT_MULTI_GPU_MIN_INTENSITY replaces the 700 flops per byte. */
+/* On pageable arrays the host's staged copies bound a spread call: every device of a Level-3
+ * call reads the shared operand (a triangle) through the host again, and even GEMM, whose A
+ * crosses from the host once and then passes device to device, stages A, B and C once at the
+ * host's rate.  Measured on two H200s with A read through the host by each device: DGEMM 8192
+ * (683 flops per byte) 32.8 ms spread against 31.3 on one, SGEMM 8192 (1365) 20.8 against 30.9;
+ * pinned, DGEMM 8192 gained (25.3 against 33.9).  CUFORT_MULTI_GPU_MIN_INTENSITY replaces the
+ * 700 flops per byte. */
 static double pageable_min_intensity(void)
 {
     const char *env = getenv("CUFORT_MULTI_GPU_MIN_INTENSITY");

@@ -26,7 +26,8 @@ static int is_zero(char prec, const void *x)
 static int spread(const job *j, int *devs, int *n, int64_t *width)
 {
     double m = (double)j->m, n_ = (double)j->n, k = (double)(j->kt ? j->k : 0);
-    int st = cufort_spread_devices(2 * m * n_ * k, (m * k + k * n_ + m * n_) * (double)j->es,
+    double real_flops = (j->prec == 'c' || j->prec == 'z' ? 8 : 2) * m * n_ * k;
+    int st = cufort_spread_devices(real_flops, (m * k + k * n_ + m * n_) * (double)j->es,
                                    j->pinned, j->n, devs, n);
     if (st || *n < 2)
         return st;

@@ -60,11 +60,14 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
         return st;
     int left = cufort_l3_left(c->side);
     double m = (double)c->m, n = (double)c->n, k = (double)c->k;
-    /* the dimension cut, and the call's flops (a real multiply-add counted as two) */
+    /* the dimension cut, and the call's real flops (a multiply-add counted as two, a complex one
+     * as eight) */
     int64_t dim = rank_k(c->op) ? c->n : left ? c->n : c->m;
-    double flops = rank_k(c->op) ? n * n * k * (1 + (c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K))
+    int two = c->op == CUFORT_L3_SYR2K || c->op == CUFORT_L3_HER2K;
+    double flops = rank_k(c->op) ? n * n * k * (1 + two)
                    : c->op == CUFORT_L3_SYMM || c->op == CUFORT_L3_HEMM ? 2 * m * n * (left ? m : n)
                                                                          : m * n * (left ? m : n);
+    flops *= c->prec == 'c' || c->prec == 'z' ? 4 : 1;
     /* the operands' bytes: A (a triangle, or n x k), B, C (a triangle for a rank-k update) */
     double es = (double)cufort_l3_esize(c->prec), order = left ? m : n;
     double bytes = es * (rank_k(c->op) ? n * k * (1 + (c->B != NULL)) + n * n / 2
