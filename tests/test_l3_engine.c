@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "cufort.h"
+#include "gemm_engine.h"
 
 typedef double complex zc;
 #define S size_t
@@ -395,6 +396,16 @@ int main(void)
         setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
         setenv("CUFORT_DEVICES", count > 2 ? "2,0,1" : "1,0", 1);
         sweep("spread over devices", 1);
+        /* the rectangle beside this thread's own column block, a GEMM, stays on its device (the
+         * others run their own blocks meanwhile) */
+        case_t syrk = {.name = "syrk", .prec = 'd', .uplo = 'L', .trans = 'N', .m = 60, .n = 60,
+                       .k = 33, .alpha = 1.5, .beta = 0.5};
+        check_case(&syrk, "spread SYRK");
+        cufort_gemm_plan_info info;
+        cufort_thunk_gemm_last_plan(&info);
+        CHECK(info.devices == 1 && info.device_panels[0] > 0,
+              "spread SYRK: this thread's rectangle GEMM on its own device alone",
+              "devices %d, panels %lld", info.devices, (long long)info.device_panels[0]);
         setenv("CUFORT_DEVICE_MEMORY_CAP", "16K", 1);
         sweep("spread over devices, out of core (16 KiB)", 0);
         unsetenv("CUFORT_DEVICE_MEMORY_CAP");

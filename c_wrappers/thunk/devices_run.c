@@ -51,12 +51,16 @@ static double min_bytes_per_device(void)
     return v > 0 ? v : 64.0 * (1 << 20);
 }
 
+/* set while this thread runs its own share of a spread call */
+static _Thread_local int in_share;
+
 /* the devices a call may take now (the calling thread's own first), less those set aside; one
- * on a helper thread */
+ * on a helper thread, or inside a share of a spread call (a Level-3 piece's GEMM): the other
+ * devices are busy with their own shares, and a nested spread would wait for them */
 static int usable_devices(int *devs, int *n)
 {
     *n = 1;
-    if (cufort_thread_device_bound())
+    if (cufort_thread_device_bound() || in_share)
         return CUFORT_SUCCESS;
     int st = cufort_engine_devices(devs, CUFORT_MAX_DEVICES, n);
     unsigned aside = atomic_load(&set_aside);
@@ -162,8 +166,12 @@ int cufort_on_devices(int n, const int *devs, cufort_device_task fn, void *ctx)
         if (st)
             break;
     }
-    if (!st && mine >= 0)
+    if (!st && mine >= 0) {
+        int outer = in_share;
+        in_share = 1;
         st = fn(ctx, mine);
+        in_share = outer;
+    }
     char message[512] = "";
     if (st)
         snprintf(message, sizeof message, "%s", cufort_last_error());

@@ -10,8 +10,8 @@
  * the calling thread's own first): as many of cufort_engine_devices() as have
  * CUFORT_MULTI_GPU_MIN_FLOPS (default 2e10) of its work each, at most `parts` (the pieces it can
  * be cut in); one when its arrays are pageable (pinned = 0) and it does fewer flops per byte than
- * CUFORT_MULTI_GPU_MIN_INTENSITY (default 700), or on a helper thread, which already runs a
- * device's share of a call. */
+ * CUFORT_MULTI_GPU_MIN_INTENSITY (default 700), or within a share of a spread call (on a helper
+ * thread, or the calling thread's own share), whose other devices run their own shares. */
 int cufort_spread_devices(double flops, double bytes, int pinned, int64_t parts, int *devs, int *n);
 
 /* The same for a call its copies bound (a batch of FFTs): as many devices as have
