@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# bench/multi_run.sh [build-dir] — GEMM over several GPUs of one machine, one command: for 1, 2, ...
-# of its GPUs (MULTI_GPUS, default 1 up to all of them), bench_gemm times the engine spread over
-# that many (CUFORT_DEVICES) on pageable arrays (a first call: staged; and repeated calls, which the
-# pin cache lets DMA the arrays directly) and on pinned ones, cublasXt on as many GPUs
-# (BENCH_XT_DEVICES), NVBLAS on as many (NVBLAS_GPU_LIST), and device cuBLAS on one GPU (times
-# the count: the limit).  Rows "prec,n,mode_<g>gpu,ms,tflops" land in $OUT/bench_gemm.csv (else
-# <build-dir>/multi-run); bench/plot_multi.py makes the table and the plot.
+# bench/multi_run.sh [build-dir] — GEMM, Level-3 and batched FFTs over several GPUs of one machine,
+# one command: for 1, 2, ... of its GPUs (MULTI_GPUS, default 1 up to all of them), bench_gemm
+# times the engine spread over that many (CUFORT_DEVICES) on pageable arrays (a first call: staged;
+# and repeated calls, which the pin cache lets DMA the arrays directly) and on pinned ones,
+# cublasXt on as many GPUs (BENCH_XT_DEVICES), NVBLAS on as many (NVBLAS_GPU_LIST), and device
+# cuBLAS on one GPU (times the count: the limit); bench_l3 times TRSM, SYRK and SYMM, and
+# fft_bench a batch of 4096 C2C transforms of 4096 points, on as many GPUs.  Rows
+# "prec,n,mode_<g>gpu,ms,tflops" land in $OUT/bench_gemm.csv (else <build-dir>/multi-run), the
+# others in multi_run.log; bench/plot_multi.py makes the GEMM table and plot.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
@@ -38,6 +40,10 @@ for g in ${MULTI_GPUS:-$(seq 1 "$gpus")}; do
         CUFORT_DEVICES=$list BENCH_PIN_CACHE=1 BENCH_TAG=_${g}gpu_repeat \
             run "$B/bench/bench_gemm" --precs $p --sizes "$sizes" --modes engine_pageable
     done
+    CUFORT_DEVICES=$list BENCH_REPS=3 BENCH_TAG=_${g}gpu \
+        run "$B/bench/bench_l3" --sizes "${MULTI_L3_SIZES:-16384}" --routines trsm,syrk,symm
+    mkdir -p "$L/fft_${g}gpu"
+    CUFORT_DEVICES=$list OUT=$L/fft_${g}gpu run "$B/bench/fft_bench"
     if [ -n "$nv" ] && [ -n "$cpu" ]; then
         cfg=$L/nvblas_$g.conf
         { echo "NVBLAS_CPU_BLAS_LIB $cpu"; echo "NVBLAS_GPU_LIST $(seq -s' ' 0 $((g - 1)))"
