@@ -682,6 +682,25 @@ static void spread_batches(void)
     for (int64_t i = 0; i < 2 * n * batch; i++)
         err = fmax(err, fabs(x[i] / (double)n - x0[i]));
     CHECK(err < 1e-5, "spread: inverse(forward(x)) = n x", "max error %g", err);
+    /* the default rule: pageable arrays stay on one device (no plan per device asked for), pinned
+     * ones spread */
+    unsetenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
+    cufort_fft_cache_stats s3 = stats();
+    CHECK_OK(cufort_fft_exec_host(plan, x, x, CUFORT_FFT_FORWARD), "spread: pageable, default rule");
+    CHECK(stats().hits + stats().misses == s3.hits + s3.misses,
+          "spread: pageable arrays stay on one device by default", "%lld plans asked for",
+          (long long)(stats().hits + stats().misses - s3.hits - s3.misses));
+    void *pinned = NULL;
+    CHECK_OK(cufort_host_alloc(&pinned, (int64_t)bytes), "spread: pinned array");
+    if (pinned) {
+        memcpy(pinned, x0, bytes);
+        cufort_fft_cache_stats s4 = stats();
+        CHECK_OK(cufort_fft_exec_host(plan, pinned, pinned, CUFORT_FFT_FORWARD), "spread: pinned");
+        CHECK(stats().hits + stats().misses == s4.hits + s4.misses + devices,
+              "spread: pinned arrays spread by default", "%lld plans asked for",
+              (long long)(stats().hits + stats().misses - s4.hits - s4.misses));
+        cufort_host_free(pinned);
+    }
     CHECK_OK(cufort_fft_destroy(plan), "spread: destroy");
     free(x);
     free(x0);
