@@ -12,19 +12,10 @@
 # CUFORT_REPORT (cufort_report.txt), and fftw_bench.png + fftw_bench.md from bench/plot_fftw.py
 # (where python3 has matplotlib; otherwise run it on the CSV elsewhere).
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT" || exit 2
-B=${1:-build}
-L=${OUT:-$B/fftw-run}
-mkdir -p "$L"
-export OUT=$L
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_setup fftw "${1:-build}"
 rm -f "$L/fftw_bench.csv"
-CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
-export LD_LIBRARY_PATH="$B/runtime:$B/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 T=${FFTW_BENCH_THREADS:-16}
-LOG=$L/fftw_run.log
-say() { echo "$*" | tee -a "$LOG"; }
-: >"$LOG"
 say "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -n1)"
 say "host: $(nproc) cores; FFTW threads: $T"
 

@@ -6,19 +6,10 @@
 # larger than the GPU).  Everything lands in $OUT (else <build-dir>/gemm-run): bench_gemm.csv and
 # gemm_run.log; bench/plot_gemm.py makes the table and the PNG from the CSV.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT" || exit 2
-B=${1:-build}
-L=${OUT:-$B/gemm-run}
-mkdir -p "$L"
-export OUT=$L
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_setup gemm "${1:-build}"
 rm -f "$L/bench_gemm.csv"
-CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
-export LD_LIBRARY_PATH="$B/runtime:$B/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
-LOG=$L/gemm_run.log
-say() { echo "$*" | tee -a "$LOG"; }
-: >"$LOG"
 say "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -n1)"
 
 # The CPU BLAS: the machine's OpenBLAS when it has one (the CPU column, the drop-in's CPU path and

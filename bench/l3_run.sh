@@ -5,17 +5,9 @@
 # (else <build-dir>/l3-run): bench_l3.csv and l3_run.log; bench/plot_l3.py makes the table and
 # the PNG from the CSV.  L3_SIZES and L3_ROUTINES narrow it.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT" || exit 2
-B=${1:-build}
-L=${OUT:-$B/l3-run}
-mkdir -p "$L"
-export OUT=$L
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_setup l3 "${1:-build}"
 rm -f "$L/bench_l3.csv"
-CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
-export LD_LIBRARY_PATH="$B/runtime:$B/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-LOG=$L/l3_run.log
-: >"$LOG"
 SIZES=${L3_SIZES:-256,1024,2048,4096,8192,16384}
 ROUTINES=${L3_ROUTINES:-gemm,trsm,trmm,syrk,symm}
 "$B/bench/bench_l3" --sizes "$SIZES" --routines "$ROUTINES" 2>&1 | tee -a "$LOG"

@@ -9,17 +9,9 @@
 # "prec,n,mode_<g>gpu,ms,tflops" land in $OUT/bench_gemm.csv (else <build-dir>/multi-run), the
 # others in multi_run.log; bench/plot_multi.py makes the GEMM table and plot.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT" || exit 2
-B=${1:-build}
-L=${OUT:-$B/multi-run}
-mkdir -p "$L"
-export OUT=$L
-CUDA_DIR=$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")
-export LD_LIBRARY_PATH="$B/runtime:$B/lib:$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_setup multi "${1:-build}"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)} BENCH_REPS=${BENCH_REPS:-5}
-LOG=$L/multi_run.log
-say() { echo "$*" | tee -a "$LOG"; }
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 say "devices: $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1); $(nproc) cores"
 SSIZES=${MULTI_SSIZES:-4096,8192,16384,32768}
