@@ -11,6 +11,7 @@
  *                C tiles cycle through C_SLOTS slots.  Every byte crosses PCIe once.
  *   out of core  two slots each for A blocks, B blocks and C tiles, with kb, mb, nb halved until
  *                they fit: blocks are uploaded again for every tile that needs them.
+ * (The plan, its tile sizes and its device memory: gemm_plan.c.)
  *
  * Spread over several devices, each device runs this plan on its own engine and takes C's column
  * panels one at a time from a shared counter (gemm_internal.h); resident devices upload a share of
@@ -25,7 +26,6 @@
  * beta C on the host as it unpacks (host_beta).  The host reads and writes C once either way, but
  * a third of a square GEMM's pageable uploads, and their staging, are gone. */
 #include <complex.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -37,11 +37,7 @@
 #include "thunk.h"
 #include "worker.h"
 
-/* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most;
- * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
- * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
-enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, C_SLOTS = 4, OOC_SLOTS = 2, PINNED_TILE = 2048,
-       PAGEABLE_TILE = 4096, ALIGN = 256 };
+enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, C_SLOTS = CUFORT_GEMM_C_SLOTS };
 
 /* A block slot's events: its upload is done; the last GEMM reading it is done.  A C slot's: its
  * upload is done, its GEMMs are done, its download is done. */
@@ -192,144 +188,6 @@ static int device_gemm(const job *j, int64_t m, int64_t n, int64_t k, const void
     }
 }
 
-static size_t rounded(size_t bytes) { return (bytes + ALIGN - 1) / ALIGN * ALIGN; }
-
-/* ---- planning ---- */
-
-static size_t parse_bytes(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    switch (toupper((unsigned char)*end)) {
-    case 'K': v *= 1024.0; break;
-    case 'M': v *= 1024.0 * 1024; break;
-    case 'G': v *= 1024.0 * 1024 * 1024; break;
-    }
-    return v > 0 ? (size_t)v : 0;
-}
-
-/* The default leaves a sixteenth of the memory (at least 256 MiB) to cuBLAS's workspace and to
- * whatever else runs on the device, and gives MPI ranks sharing the card a share each. */
-size_t cufort_thunk_device_budget(void)
-{
-    const char *env = getenv("CUFORT_DEVICE_MEMORY_CAP");
-    size_t cap = env && *env ? parse_bytes(env) : SIZE_MAX;
-    if (cufort_on_host())
-        return cap;
-    int64_t free_b = 0, total_b = 0;
-    int device = 0, devices = 0;
-    if (cufort_ops()->mem_info(&free_b, &total_b))
-        return cap;
-    if (cufort_ops()->device_count(&devices))
-        devices = 0;
-    device = cufort_current_device();
-    size_t dflt = cufort_rank_budget((size_t)free_b, (size_t)total_b, cufort_thunk_scratch_held(),
-                                     cufort_ranks_on_device(device, devices));
-    return cap < dflt ? cap : dflt;
-}
-
-/* Pinned DGEMM with C taller than two small tiles: those tiles' columns are 16 KiB pieces, which
- * the DMA engines move at 32 GB/s beside running kernels, and the pageable plan's whole columns
- * run faster (n = 8192 34.6 ms against 45.8; n = 16384 202 against 222).  The other precisions
- * keep the small tiles that measured best for them on pinned arrays. */
-static int tall_pinned(const job *j)
-{
-    return j->prec == 'd' && j->m > 2 * PINNED_TILE;
-}
-
-static int64_t tile_size(const job *j)
-{
-    const char *env = getenv("CUFORT_GEMM_TILE");
-    long long t = env ? atoll(env) : 0;
-    return t > 0 ? t : j->pinned && !tall_pinned(j) ? PINNED_TILE : PAGEABLE_TILE;
-}
-
-static size_t a_bytes(const job *j) { return rounded((size_t)(j->mb * j->kb) * j->es); }
-static size_t b_bytes(const job *j) { return rounded((size_t)(j->kb * j->nb) * j->es); }
-static size_t c_bytes(const job *j) { return rounded((size_t)(j->mb * j->nb) * j->es); }
-static size_t need(const job *j)
-{
-    return j->na * a_bytes(j) + j->nbs * b_bytes(j) + j->nc * c_bytes(j);
-}
-
-/* C's tiles hold whole columns: pageable arrays (or tall_pinned()) and C at most two tiles tall */
-static int whole_columns(const job *j, int64_t t)
-{
-    return (!j->pinned || tall_pinned(j)) && j->m <= 2 * t;
-}
-
-/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats */
-static int64_t tile_width(const job *j, int64_t t)
-{
-    int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
-    if (whole_columns(j, t)) {
-        double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
-        int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
-        nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
-    }
-    return nb;
-}
-
-/* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
- * tile.  0 when not even 1 x 1 x 1 blocks fit. */
-static int plan(job *j, size_t cap)
-{
-    int64_t t = tile_size(j), k = j->kt ? j->k : 0;
-    j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
-    /* C at most two tiles tall (pageable, or tall_pinned()): tiles of whole columns, so A is one
-     * panel and the copies of A, B and C move whole columns.  A tile holds the bytes of t x t
-     * floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and download, which
-     * nothing overlaps, stay short. */
-    if (whole_columns(j, t))
-        j->mb = j->m;
-    j->nb = j->share ? j->share->width : tile_width(j, t);
-    j->kb = k;
-    j->resident = 1;
-    j->na = k ? (int)cdiv(j->m, j->mb) : 0;
-    /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
-    j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
-    j->nc = C_SLOTS;
-    if (need(j) > cap) {
-        j->resident = 0;
-        j->na = j->nbs = k ? OOC_SLOTS : 0;
-        j->nc = OOC_SLOTS;
-        while (need(j) > cap) {   /* a shared plan's panel width stays: the devices agree on it */
-            int64_t nb = j->share ? 1 : j->nb;
-            if (j->kb > 1 && j->kb >= j->mb && j->kb >= nb)
-                j->kb = cdiv(j->kb, 2);
-            else if (j->mb > 1 && j->mb >= nb)
-                j->mb = cdiv(j->mb, 2);
-            else if (nb > 1)
-                j->nb = cdiv(j->nb, 2);
-            else
-                return 0;
-        }
-    }
-    j->mt = cdiv(j->m, j->mb);
-    j->nt = cdiv(j->n, j->nb);
-    j->kt = k ? cdiv(k, j->kb) : 0;
-    return 1;
-}
-
-/* Device memory for the plan, shrinking the plan when the allocation fails (another thread or
- * process may have taken what mem_info reported free). */
-static int allocate(job *j, char **buf)
-{
-    size_t cap = cufort_thunk_device_budget();
-    for (;;) {
-        if (!plan(j, cap))
-            return cufort_fail(CUFORT_ALLOC_FAILED,
-                               "the device memory cap (%zu bytes, CUFORT_DEVICE_MEMORY_CAP) is too "
-                               "small for even one element of each matrix", cap);
-        j->device_bytes = need(j);
-        int st = cufort_thunk_scratch(j->device_bytes, (void **)buf);
-        if (st != CUFORT_ALLOC_FAILED || j->device_bytes <= ALIGN * 6)
-            return st;
-        cufort_clear_error();
-        cap = j->device_bytes / 2;
-    }
-}
-
 static char *empty_slot(slot *s, char *dev)
 {
     s->dev = dev;
@@ -343,10 +201,10 @@ static void carve(job *j, char *buf)
 {
     engine *e = j->e;
     for (int i = 0; i < j->na; i++)
-        buf = empty_slot(&e->a[i], buf) + a_bytes(j);
+        buf = empty_slot(&e->a[i], buf) + cufort_gemm_slot_bytes(j, 'a');
     for (int i = 0; i < j->nbs; i++)
-        buf = empty_slot(&e->b[i], buf) + b_bytes(j);
-    for (int i = 0; i < j->nc; i++, buf += c_bytes(j)) {
+        buf = empty_slot(&e->b[i], buf) + cufort_gemm_slot_bytes(j, 'b');
+    for (int i = 0; i < j->nc; i++, buf += cufort_gemm_slot_bytes(j, 'c')) {
         e->c[i].dev = buf;
         e->c[i].i = e->c[i].j = -1;
         e->c[i].done_recorded = 0;
@@ -583,7 +441,7 @@ int cufort_gemm_run_here(job *j, cufort_gemm_plan_info *info)
     char *buf;
     int st;
     *info = (cufort_gemm_plan_info){.devices = 1};
-    if ((st = my_engine(&j->e)) || (st = allocate(j, &buf)))
+    if ((st = my_engine(&j->e)) || (st = cufort_gemm_allocate(j, &buf)))
         return st;
     carve(j, buf);
     cufort_stream caller = cufort_swap_thread_stream(j->e->comp);
@@ -601,8 +459,6 @@ int cufort_gemm_run_here(job *j, cufort_gemm_plan_info *info)
     j->e->last = *info;
     return st;
 }
-
-int64_t cufort_gemm_panel_width(const job *j) { return tile_width(j, tile_size(j)); }
 
 void cufort_gemm_keep_plan(const cufort_gemm_plan_info *info)
 {

@@ -8,8 +8,8 @@
 
 #include "gemm_engine.h"
 
-/* Row and column panels of one call on one device, at most */
-enum { CUFORT_GEMM_MAX_PANELS = 64 };
+/* Row and column panels of one call on one device, at most; C tiles in flight when resident */
+enum { CUFORT_GEMM_MAX_PANELS = 64, CUFORT_GEMM_C_SLOTS = 4 };
 
 /* One of A's row panels on a call spread over devices: the first resident device to need it
  * uploads it from the host and offers it; the others copy it from that device's memory (NVLink or
@@ -80,6 +80,12 @@ void cufort_gemm_offer_a(cufort_gemm_panels *p, int64_t row, const char *dev, cu
  * places in `borrowed`), then waits until no device still copies its own panels, and withdraws
  * them.  A helper thread may run another call's work, in the same memory, right after. */
 void cufort_gemm_share_leave(cufort_gemm_panels *p, int place, unsigned borrowed);
+
+/* gemm_plan.c: the plan (tiles, resident or out of core) within this device's budget, and its
+ * device memory from this thread's scratch, the plan shrunk while the allocation fails */
+int cufort_gemm_allocate(cufort_gemm_job *j, char **buf);
+/* bytes of one slot of A ('a'), B ('b') or C ('c') under the plan, aligned */
+size_t cufort_gemm_slot_bytes(const cufort_gemm_job *j, char which);
 
 /* The job on this thread's device (its engine, its share of the device memory, its streams);
  * *info: what it planned and moved, also kept as this thread's last plan. */

@@ -1,0 +1,156 @@
+/* gemm_plan.c — the GEMM engine's plan for one call on one device (gemm_internal.h): tile sizes,
+ * resident or out of core, and the device memory it holds, shrunk until the allocation succeeds. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "gemm_internal.h"
+#include "scratch.h"
+
+typedef cufort_gemm_job job;
+
+/* Tiles: 2048 when the arrays are pinned (the DMA engines keep up, so a short start matters most;
+ * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
+ * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
+enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
+       ALIGN = 256 };
+
+static size_t parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (toupper((unsigned char)*end)) {
+    case 'K': v *= 1024.0; break;
+    case 'M': v *= 1024.0 * 1024; break;
+    case 'G': v *= 1024.0 * 1024 * 1024; break;
+    }
+    return v > 0 ? (size_t)v : 0;
+}
+
+/* The default leaves a sixteenth of the memory (at least 256 MiB) to cuBLAS's workspace and to
+ * whatever else runs on the device, and gives MPI ranks sharing the card a share each. */
+size_t cufort_thunk_device_budget(void)
+{
+    const char *env = getenv("CUFORT_DEVICE_MEMORY_CAP");
+    size_t cap = env && *env ? parse_bytes(env) : SIZE_MAX;
+    if (cufort_on_host())
+        return cap;
+    int64_t free_b = 0, total_b = 0;
+    int device = 0, devices = 0;
+    if (cufort_ops()->mem_info(&free_b, &total_b))
+        return cap;
+    if (cufort_ops()->device_count(&devices))
+        devices = 0;
+    device = cufort_current_device();
+    size_t dflt = cufort_rank_budget((size_t)free_b, (size_t)total_b, cufort_thunk_scratch_held(),
+                                     cufort_ranks_on_device(device, devices));
+    return cap < dflt ? cap : dflt;
+}
+
+/* Pinned DGEMM with C taller than two small tiles: those tiles' columns are 16 KiB pieces, which
+ * the DMA engines move at 32 GB/s beside running kernels, and the pageable plan's whole columns
+ * run faster (n = 8192 34.6 ms against 45.8; n = 16384 202 against 222).  The other precisions
+ * keep the small tiles that measured best for them on pinned arrays. */
+static int tall_pinned(const job *j)
+{
+    return j->prec == 'd' && j->m > 2 * PINNED_TILE;
+}
+
+static int64_t tile_size(const job *j)
+{
+    const char *env = getenv("CUFORT_GEMM_TILE");
+    long long t = env ? atoll(env) : 0;
+    return t > 0 ? t : j->pinned && !tall_pinned(j) ? PINNED_TILE : PAGEABLE_TILE;
+}
+
+size_t cufort_gemm_slot_bytes(const job *j, char which)
+{
+    int64_t elems = which == 'a' ? j->mb * j->kb : which == 'b' ? j->kb * j->nb : j->mb * j->nb;
+    return ((size_t)elems * j->es + ALIGN - 1) / ALIGN * ALIGN;
+}
+
+static size_t need(const job *j)
+{
+    return j->na * cufort_gemm_slot_bytes(j, 'a') + j->nbs * cufort_gemm_slot_bytes(j, 'b') +
+           j->nc * cufort_gemm_slot_bytes(j, 'c');
+}
+
+/* C's tiles hold whole columns: pageable arrays (or tall_pinned()) and C at most two tiles tall */
+static int whole_columns(const job *j, int64_t t)
+{
+    return (!j->pinned || tall_pinned(j)) && j->m <= 2 * t;
+}
+
+/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats */
+static int64_t tile_width(const job *j, int64_t t)
+{
+    int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
+    if (whole_columns(j, t)) {
+        double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
+        int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
+        nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
+    }
+    return nb;
+}
+
+/* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
+ * tile.  0 when not even 1 x 1 x 1 blocks fit. */
+static int plan(job *j, size_t cap)
+{
+    int64_t t = tile_size(j), k = j->kt ? j->k : 0;
+    j->mb = min64(j->m, IMAX(t, cdiv(j->m, MAX_PANELS)));
+    /* C at most two tiles tall (pageable, or tall_pinned()): tiles of whole columns, so A is one
+     * panel and the copies of A, B and C move whole columns.  A tile holds the bytes of t x t
+     * floats (64 MiB at t = 4096) in every precision: the last tile's GEMM and download, which
+     * nothing overlaps, stay short. */
+    if (whole_columns(j, t))
+        j->mb = j->m;
+    j->nb = j->share ? j->share->width : tile_width(j, t);
+    j->kb = k;
+    j->resident = 1;
+    j->na = k ? (int)cdiv(j->m, j->mb) : 0;
+    /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
+    j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
+    j->nc = CUFORT_GEMM_C_SLOTS;
+    if (need(j) > cap) {
+        j->resident = 0;
+        j->na = j->nbs = k ? OOC_SLOTS : 0;
+        j->nc = OOC_SLOTS;
+        while (need(j) > cap) {   /* a shared plan's panel width stays: the devices agree on it */
+            int64_t nb = j->share ? 1 : j->nb;
+            if (j->kb > 1 && j->kb >= j->mb && j->kb >= nb)
+                j->kb = cdiv(j->kb, 2);
+            else if (j->mb > 1 && j->mb >= nb)
+                j->mb = cdiv(j->mb, 2);
+            else if (nb > 1)
+                j->nb = cdiv(j->nb, 2);
+            else
+                return 0;
+        }
+    }
+    j->mt = cdiv(j->m, j->mb);
+    j->nt = cdiv(j->n, j->nb);
+    j->kt = k ? cdiv(k, j->kb) : 0;
+    return 1;
+}
+
+/* Device memory for the plan, shrinking the plan when the allocation fails (another thread or
+ * process may have taken what mem_info reported free). */
+int cufort_gemm_allocate(job *j, char **buf)
+{
+    size_t cap = cufort_thunk_device_budget();
+    for (;;) {
+        if (!plan(j, cap))
+            return cufort_fail(CUFORT_ALLOC_FAILED,
+                               "the device memory cap (%zu bytes, CUFORT_DEVICE_MEMORY_CAP) is too "
+                               "small for even one element of each matrix", cap);
+        j->device_bytes = need(j);
+        int st = cufort_thunk_scratch(j->device_bytes, (void **)buf);
+        if (st != CUFORT_ALLOC_FAILED || j->device_bytes <= ALIGN * 6)
+            return st;
+        cufort_clear_error();
+        cap = j->device_bytes / 2;
+    }
+}
+
+int64_t cufort_gemm_panel_width(const job *j) { return tile_width(j, tile_size(j)); }
