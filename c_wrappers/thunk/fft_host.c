@@ -9,20 +9,35 @@
 #include "staging.h"
 #include "thunk.h"
 
+/* A plan's arrays in bytes, in place or not: each side's span (which fits: checked at plan
+ * time), and the distance from one transform to the next */
+typedef struct {
+    int64_t in, out;
+    size_t in_dist, out_dist;
+} array_bytes;
+
+static array_bytes bytes_of(cufort_fft_plan plan, int in_place)
+{
+    const cufort_fft_side *is = &plan->side[in_place][0], *os = &plan->side[in_place][1];
+    size_t ies = (size_t)cufort_fft_elem_size(plan, is);
+    size_t oes = (size_t)cufort_fft_elem_size(plan, os);
+    return (array_bytes){plan->span[in_place][0] * (int64_t)ies,
+                         plan->span[in_place][1] * (int64_t)oes, (size_t)is->dist * ies,
+                         (size_t)os->dist * oes};
+}
+
 static int exec_host_on(const char *fn, cufort_thunk *t, cufort_fft_plan plan, const void *in,
                         void *out, int direction)
 {
     int in_place = in == out;
-    const cufort_fft_side *is = &plan->side[in_place][0], *os = &plan->side[in_place][1];
-    size_t ies = (size_t)cufort_fft_elem_size(plan, is), oes = (size_t)cufort_fft_elem_size(plan, os);
-    int64_t ibytes = plan->span[in_place][0] * (int64_t)ies;   /* fit: checked at plan time */
-    int64_t obytes = plan->span[in_place][1] * (int64_t)oes;
+    array_bytes b = bytes_of(plan, in_place);
+    int64_t ibytes = b.in, obytes = b.out;
     int st;
     if (in && out) {   /* a large batch on pinned arrays goes in parts, its copies both ways at once */
         int handled = 0;
         int64_t span = in_place ? IMAX(ibytes, obytes) : ibytes;
-        st = cufort_fft_exec_host_parts(plan, in, out, direction, (size_t)is->dist * ies, (size_t)span,
-                                        (size_t)os->dist * oes, in_place ? (size_t)span : (size_t)obytes,
+        st = cufort_fft_exec_host_parts(plan, in, out, direction, b.in_dist, (size_t)span,
+                                        b.out_dist, in_place ? (size_t)span : (size_t)obytes,
                                         &handled);
         if (handled)
             return cufort_in(fn, st);
@@ -83,23 +98,19 @@ static int device_range(void *ctx, int index)
 static int exec_spread(cufort_fft_plan plan, const void *in, void *out, int direction, int *handled)
 {
     int in_place = in == out;
-    const cufort_fft_side *is = &plan->side[in_place][0], *os = &plan->side[in_place][1];
-    size_t ies = (size_t)cufort_fft_elem_size(plan, is);
-    size_t oes = (size_t)cufort_fft_elem_size(plan, os);
-    size_t ibytes = (size_t)plan->span[in_place][0] * ies;
-    size_t obytes = (size_t)plan->span[in_place][1] * oes;
-    size_t in_dist = (size_t)is->dist * ies, out_dist = (size_t)os->dist * oes;
+    array_bytes b = bytes_of(plan, in_place);
     int devs[CUFORT_MAX_DEVICES], n = 1;
     *handled = 0;
     if (plan->advanced || plan->batch < 2 || !in || !out ||
-        (in_place && (plan->in_place_refusal[0] || in_dist != out_dist)))
+        (in_place && (plan->in_place_refusal[0] || b.in_dist != b.out_dist)))
         return CUFORT_SUCCESS;
-    int ready = cufort_host_dma_ready(in, ibytes) && cufort_host_dma_ready(out, obytes);
-    int st = cufort_spread_copies((double)(ibytes + obytes), ready, plan->batch, devs, &n);
+    int ready = cufort_host_dma_ready(in, (size_t)b.in) &&
+                cufort_host_dma_ready(out, (size_t)b.out);
+    int st = cufort_spread_copies((double)(b.in + b.out), ready, plan->batch, devs, &n);
     if (st || n < 2)
         return st;
     *handled = 1;
-    spread_batch c = {plan, in, out, direction, in_dist, out_dist, (plan->batch + n - 1) / n};
+    spread_batch c = {plan, in, out, direction, b.in_dist, b.out_dist, (plan->batch + n - 1) / n};
     n = (int)((plan->batch + c.per - 1) / c.per);
     return cufort_on_devices(n, devs, device_range, &c);
 }
