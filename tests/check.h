@@ -165,6 +165,21 @@ CK_FN void ck_threads(int count, ck_thread_body body, const char *what)
               a[i].err);
 }
 
+/* The devices a test may spread calls over: `simulated` of them on the host backend
+ * (CUFORT_HOST_DEVICES), as many as there are on a GPU machine; 0, saying the checks are skipped,
+ * when there are fewer than two. */
+CK_FN int ck_spread_devices(const char *simulated)
+{
+    setenv("CUFORT_HOST_DEVICES", simulated, 1);
+    int count = 0;
+    CHECK_OK(cufort_device_count(&count), "device count");
+    if (count >= 2)
+        return count;
+    printf("# skipped: spreading over devices needs 2 (the %s backend sees %d)\n",
+           cufort_backend_name(), count);
+    return 0;
+}
+
 /* ---- crashes and hangs still end in a FAIL line and a summary ---- */
 CK_FN void ck_summary(void)
 {

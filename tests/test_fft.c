@@ -647,11 +647,8 @@ static void cache_reset(void)
  * pageable arrays too): every case again, and the plan cache holding a plan per device. */
 static void spread_batches(void)
 {
-    setenv("CUFORT_HOST_DEVICES", "3", 1);
-    int count = 0;
-    CHECK_OK(cufort_device_count(&count), "device count");
-    if (count < 2) {
-        printf("# skipped: spreading over devices needs 2 (the backend sees %d)\n", count);
+    int count = ck_spread_devices("3");
+    if (!count) {
         unsetenv("CUFORT_HOST_DEVICES");
         return;
     }

@@ -306,13 +306,9 @@ static int thread_body(int id, char *err, size_t errlen);
  * helpers ending at shutdown and at a device change, and a bad list. */
 static void spread_checks(void)
 {
-    setenv("CUFORT_HOST_DEVICES", "4", 1);
-    int count = 0;
-    CHECK_OK(cufort_device_count(&count), "device count");
-    if (count < 2) {
-        printf("# skipped: spreading over devices needs 2 (the cuda backend sees %d)\n", count);
+    int count = ck_spread_devices("4");
+    if (!count)
         return;
-    }
     setenv("CUFORT_MULTI_GPU_MIN_FLOPS", "1", 1);
     setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
     cufort_gemm_plan_info info;
