@@ -13,9 +13,9 @@
  *              its triangle
  * First calls (fresh arrays) and repeated calls (the median of BENCH_REPS, default 6, after them)
  * are both reported.  The repeated calls of engine, pinned and whole take turns call by call;
- * naive's come after them, on their own: the driver clears the device memory that each naive call
- * allocates on the GPU's copy engines, and that work delays whichever call comes next (3 x 512 MiB
- * allocated and freed before each DTRSM n = 8192 on the H100: 23.9 against 20.8 ms).
+ * naive's come after them, on their own: the device memory that each naive call allocates and
+ * frees delays whichever call comes next, in proportion to its size (3 x 512 MiB allocated and
+ * freed before each DTRSM n = 8192 on the H100: 23.9 against 20.8 ms; 64 MiB: no change).
  * With --nvblas it times only the Fortran names the process resolves (dgemm_, dtrsm_, ...), which
  * are NVBLAS's under LD_PRELOAD=libnvblas.so (bench/l3_run.sh sets that up), as mode nvblas.
  * BENCH_TAG is appended to the mode names (runs with another CUFORT_L3_PANEL, say).
