@@ -263,6 +263,24 @@ static void plan_checks(void)
           "a cap too small for one element of each: a clear error", "status %d, \"%s\"", st, ck_err());
     unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     unsetenv("CUFORT_GEMM_TILE");
+    /* pageable, one default tile of more than 16 MiB (4096 x 768 doubles): two halves of columns,
+     * 384 wide; pinned, or the tile set by hand, one tile */
+    case_t one = make('d', 'N', 'N', 4096, 768, 16, 1.0, -0.5, 1);
+    check_case(&one, "one tile of 25 MB, pageable");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.resident && info.mb == 4096 && info.nb == 384,
+          "one tile of 25 MB, pageable: two halves", "resident %d mb %lld nb %lld", info.resident,
+          (long long)info.mb, (long long)info.nb);
+    one.pinned = 1;
+    check_case(&one, "one tile of 25 MB, pinned");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.nb != 384, "one tile of 25 MB, pinned: not halved", "nb %lld", (long long)info.nb);
+    one.pinned = 0;
+    setenv("CUFORT_GEMM_TILE", "4096", 1);
+    check_case(&one, "one tile of 25 MB, tile 4096 set");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.nb == 768, "tile 4096 set: one tile", "nb %lld", (long long)info.nb);
+    unsetenv("CUFORT_GEMM_TILE");
 }
 
 /* A device that cannot set up (as a GPU held by another process in exclusive mode; simulated on

@@ -1,9 +1,11 @@
 /* trace_calls.c — thunked calls on pageable arrays, each case WARM warm-ups then CALLS - WARM timed
  * calls, medians on stdout: sscal and saxpy from 256 KiB to 64 MiB, C2C FFTs of 2^24 and 4096 x
- * 4096.  Built by `make trace-build` against the library with the staging timeline
- * (c_wrappers/thunk/stage_trace.h), it marks each timed call with an event 'M' (case, call) and
- * writes the timeline to $CUFORT_STAGE_TRACE, which bench/probes/trace_report.py reads; built by `make
- * bench-build` it only times.  TRACE_ON_HOST=1 runs it on the host backend. */
+ * 4096, SGEMM (C = A B + C/2) of n = 2048 and 4096.  Built by `make trace-build` against the
+ * library with the staging timeline (c_wrappers/thunk/stage_trace.h), it marks each timed call
+ * with an event 'M' (case, call) before and, for the GEMMs, whose engine has no end event of its
+ * own, 'Z' after; it writes the timeline to $CUFORT_STAGE_TRACE, which
+ * bench/probes/trace_report.py reads; built by `make bench-build` it only times.  TRACE_ON_HOST=1
+ * runs it on the host backend. */
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -14,17 +16,20 @@
 void cufort_trace_host(char code, long long a, long long b);
 void cufort_trace_dump(void);
 #define MARK(id, call) cufort_trace_host('M', (id), (call))
+#define MARK_END(id, call) cufort_trace_host('Z', (id), (call))
 #else
 #define MARK(id, call) ((void)0)
+#define MARK_END(id, call) ((void)0)
 #define cufort_trace_dump() ((void)0)
 #endif
 
 #define CHECK(x) do { if ((x) != CUFORT_SUCCESS) { fprintf(stderr, "%s: %s\n", #x, cufort_last_error()); exit(1); } } while (0)
 
-enum { CASES = 10, CALLS = 24, WARM = 6 };
+enum { CASES = 12, CALLS = 24, WARM = 6 };
 static double t_us[CASES][CALLS];
 static const char *names[CASES] = {"sscal 256KiB", "saxpy 256KiB", "sscal 4MiB", "saxpy 4MiB", "sscal 16MiB",
-                                "saxpy 16MiB", "sscal 64MiB", "saxpy 64MiB", "fft 2^24", "fft 4096x4096"};
+                                "saxpy 16MiB", "sscal 64MiB", "saxpy 64MiB", "fft 2^24", "fft 4096x4096",
+                                "sgemm 2048", "sgemm 4096"};
 
 static double now_us(void)
 {
@@ -39,15 +44,19 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* CALLS calls of case id (call_expr may use `call`), the timed ones marked in the timeline */
-#define TIME_CALLS(id, call_expr)                                                                 \
+/* CALLS calls of case id (call_expr may use `call`), the timed ones marked in the timeline (their
+ * ends too where end_marked) */
+#define TIME_CALLS_MARKED(id, call_expr, end_marked)                                              \
     for (int call = 0; call < CALLS; call++) {                                                    \
         if (call >= WARM)                                                                         \
             MARK(id, call);                                                                       \
         double t = now_us();                                                                      \
         CHECK(call_expr);                                                                         \
         t_us[id][call] = now_us() - t;                                                            \
+        if (call >= WARM && (end_marked))                                                         \
+            MARK_END(id, call);                                                                   \
     }
+#define TIME_CALLS(id, call_expr) TIME_CALLS_MARKED(id, call_expr, 0)
 
 int main(void)
 {
@@ -76,6 +85,17 @@ int main(void)
         TIME_CALLS(id, cufort_fft_exec_host(plan, x, y, CUFORT_FFT_FORWARD));
         CHECK(cufort_fft_destroy(plan));
     }
+    /* one tile each on pageable arrays: A and B staged up, the GEMM, C back with beta C added */
+    float *c = malloc((size_t)4096 * 4096 * sizeof(float));
+    if (!c) {
+        fprintf(stderr, "out of host memory\n");
+        return 1;
+    }
+    for (int64_t i = 0; i < 4096 * 4096; i++)
+        c[i] = (float)(i % 555) * 1e-3f;
+    for (int n = 2048; n <= 4096; n *= 2, id++)
+        TIME_CALLS_MARKED(id, cufort_sgemm_host('N', 'N', n, n, n, 1.0f, x, n, y, n, 0.5f, c, n), 1);
+    free(c);
     for (int c = 0; c < id; c++) {
         qsort(t_us[c] + WARM, CALLS - WARM, sizeof(double), by_value);
         printf("%-16s median %8.1f us  [%.1f - %.1f]\n", names[c], t_us[c][WARM + (CALLS - WARM) / 2],

@@ -13,7 +13,8 @@ typedef cufort_gemm_job job;
  * but see tall_pinned()), else 4096 (fewer, larger copies; measured on the H100 host,
  * docs/performance.md), and then whole columns when C is at most two tiles tall (plan()). */
 enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
-       ALIGN = 256 };
+       ALIGN = 256, HALF_ALIGN = 64 };
+#define HALVED_BYTES (16.0 * 1024 * 1024)
 
 static size_t parse_bytes(const char *s)
 {
@@ -56,11 +57,17 @@ static int tall_pinned(const job *j)
     return j->prec == 'd' && j->m > 2 * PINNED_TILE;
 }
 
-static int64_t tile_size(const job *j)
+static int64_t tile_from_env(void)
 {
     const char *env = getenv("CUFORT_GEMM_TILE");
     long long t = env ? atoll(env) : 0;
-    return t > 0 ? t : j->pinned && !tall_pinned(j) ? PINNED_TILE : PAGEABLE_TILE;
+    return t > 0 ? t : 0;
+}
+
+static int64_t tile_size(const job *j)
+{
+    int64_t t = tile_from_env();
+    return t ? t : j->pinned && !tall_pinned(j) ? PINNED_TILE : PAGEABLE_TILE;
 }
 
 size_t cufort_gemm_slot_bytes(const job *j, char which)
@@ -81,14 +88,21 @@ static int whole_columns(const job *j, int64_t t)
     return (!j->pinned || tall_pinned(j)) && j->m <= 2 * t;
 }
 
-/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats */
+/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats.  A
+ * pageable call that the default tile leaves in one piece of more than 16 MiB goes in two halves
+ * of columns instead: the second half's upload and GEMM then overlap the first half's download
+ * (docs/performance.md, mid-size GEMM). */
 static int64_t tile_width(const job *j, int64_t t)
 {
     int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
     if (whole_columns(j, t)) {
         double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
+        double c_bytes = (double)j->m * (double)j->n * (double)j->es;
         int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
         nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
+        if (!j->pinned && !tile_from_env() && nb == j->n && c_bytes > HALVED_BYTES &&
+            j->n >= 2 * HALF_ALIGN)
+            nb = cdiv(cdiv(j->n, 2), HALF_ALIGN) * HALF_ALIGN;
     }
     return nb;
 }
