@@ -281,6 +281,19 @@ static void plan_checks(void)
     cufort_thunk_gemm_last_plan(&info);
     CHECK(info.nb == 768, "tile 4096 set: one tile", "nb %lld", (long long)info.nb);
     unsetenv("CUFORT_GEMM_TILE");
+    /* pinned, one tile of 2048 would hold it, C of 4 MiB or more (1000 x 700 doubles): quarters of
+     * 512 x 512 (500 rounded up to 64); under 4 MiB, one tile */
+    case_t quarters = make('d', 'T', 'N', 1000, 700, 24, 0.5, 2.0, 0);
+    quarters.pinned = 1;
+    check_case(&quarters, "pinned, C of 5.6 MB");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.resident && info.mb == 512 && info.nb == 512, "pinned, C of 5.6 MB: quarters",
+          "resident %d mb %lld nb %lld", info.resident, (long long)info.mb, (long long)info.nb);
+    quarters.n = 500;
+    check_case(&quarters, "pinned, C of 4.0 MB");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.mb == 1000 && info.nb == 500, "pinned, C under 4 MiB: one tile", "mb %lld nb %lld",
+          (long long)info.mb, (long long)info.nb);
 }
 
 /* A device that cannot set up (as a GPU held by another process in exclusive mode; simulated on
