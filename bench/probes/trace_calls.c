@@ -86,16 +86,16 @@ int main(void)
         CHECK(cufort_fft_destroy(plan));
     }
     /* one tile each on pageable arrays: A and B staged up, the GEMM, C back with beta C added */
-    float *c = malloc((size_t)4096 * 4096 * sizeof(float));
-    if (!c) {
+    float *z = malloc((size_t)4096 * 4096 * sizeof(float));
+    if (!z) {
         fprintf(stderr, "out of host memory\n");
         return 1;
     }
     for (int64_t i = 0; i < 4096 * 4096; i++)
-        c[i] = (float)(i % 555) * 1e-3f;
+        z[i] = (float)(i % 555) * 1e-3f;
     for (int n = 2048; n <= 4096; n *= 2, id++)
-        TIME_CALLS_MARKED(id, cufort_sgemm_host('N', 'N', n, n, n, 1.0f, x, n, y, n, 0.5f, c, n), 1);
-    free(c);
+        TIME_CALLS_MARKED(id, cufort_sgemm_host('N', 'N', n, n, n, 1.0f, x, n, y, n, 0.5f, z, n), 1);
+    free(z);
     for (int c = 0; c < id; c++) {
         qsort(t_us[c] + WARM, CALLS - WARM, sizeof(double), by_value);
         printf("%-16s median %8.1f us  [%.1f - %.1f]\n", names[c], t_us[c][WARM + (CALLS - WARM) / 2],

@@ -41,7 +41,8 @@ int cufort_l3_host_gemm(const char *routine, const cufort_l3 *c, char ta, char t
 static const char *op_block(const cufort_l3 *c, int64_t r0, int64_t c0, char *t)
 {
     *t = NOTR(c->trans) ? 'N' : c->trans;
-    return NOTR(c->trans) ? cufort_l3_at(c, c->A, c->lda, r0, c0) : cufort_l3_at(c, c->A, c->lda, c0, r0);
+    return NOTR(c->trans) ? cufort_l3_at(c, c->A, c->lda, r0, c0)
+                          : cufort_l3_at(c, c->A, c->lda, c0, r0);
 }
 
 static int split_tri(const char *routine, const cufort_l3 *c)
@@ -55,8 +56,10 @@ static int split_tri(const char *routine, const cufort_l3 *c)
     cufort_l3 lead = *c, other = *c;
     lead.A = cufort_l3_at(c, c->A, c->lda, l0, l0);
     other.A = cufort_l3_at(c, c->A, c->lda, o0, o0);
-    void *Bl = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, l0, 0) : cufort_l3_at(c, c->C, c->ldc, 0, l0));
-    void *Bo = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, o0, 0) : cufort_l3_at(c, c->C, c->ldc, 0, o0));
+    void *Bl = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, l0, 0)
+                             : cufort_l3_at(c, c->C, c->ldc, 0, l0));
+    void *Bo = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, o0, 0)
+                             : cufort_l3_at(c, c->C, c->ldc, 0, o0));
     lead.C = Bl;
     other.C = Bo;
     if (left)
@@ -92,8 +95,10 @@ static int split_symm(const char *routine, const cufort_l3 *c)
         int o = 1 - i;
         cufort_l3 half = *c;
         half.A = cufort_l3_at(c, c->A, c->lda, start[i], start[i]);
-        half.B = left ? cufort_l3_at(c, c->B, c->ldb, start[i], 0) : cufort_l3_at(c, c->B, c->ldb, 0, start[i]);
-        half.C = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, start[i], 0) : cufort_l3_at(c, c->C, c->ldc, 0, start[i]));
+        half.B = left ? cufort_l3_at(c, c->B, c->ldb, start[i], 0)
+                      : cufort_l3_at(c, c->B, c->ldb, 0, start[i]);
+        half.C = (void *)(left ? cufort_l3_at(c, c->C, c->ldc, start[i], 0)
+                               : cufort_l3_at(c, c->C, c->ldc, 0, start[i]));
         if (left)
             half.m = len[i];
         else
@@ -105,11 +110,14 @@ static int split_symm(const char *routine, const cufort_l3 *c)
         int64_t r = left ? start[i] : start[o], col = left ? start[o] : start[i];
         int stored = upper == (r < col);
         char t = stored ? 'N' : cufort_l3_herm(c->op) ? 'C' : 'T';
-        const char *Ac = stored ? cufort_l3_at(c, c->A, c->lda, r, col) : cufort_l3_at(c, c->A, c->lda, col, r);
-        st = left ? cufort_l3_host_gemm(routine, c, t, 'N', len[i], c->n, len[o], c->alpha, Ac, c->lda,
-                                cufort_l3_at(c, c->B, c->ldb, start[o], 0), c->ldb, 1, half.C, c->ldc)
+        const char *Ac = stored ? cufort_l3_at(c, c->A, c->lda, r, col)
+                                : cufort_l3_at(c, c->A, c->lda, col, r);
+        st = left ? cufort_l3_host_gemm(routine, c, t, 'N', len[i], c->n, len[o], c->alpha, Ac,
+                                        c->lda, cufort_l3_at(c, c->B, c->ldb, start[o], 0), c->ldb,
+                                        1, half.C, c->ldc)
                   : cufort_l3_host_gemm(routine, c, 'N', t, c->m, len[i], len[o], c->alpha,
-                                cufort_l3_at(c, c->B, c->ldb, 0, start[o]), c->ldb, Ac, c->lda, 1, half.C, c->ldc);
+                                        cufort_l3_at(c, c->B, c->ldb, 0, start[o]), c->ldb, Ac,
+                                        c->lda, 1, half.C, c->ldc);
         if (st)
             return st;
     }
