@@ -60,8 +60,6 @@ static int tall_pinned(const job *j)
     return j->prec == 'd' && j->m > 2 * PINNED_TILE;
 }
 
-static double c_bytes(const job *j) { return (double)j->m * (double)j->n * (double)j->es; }
-
 static int64_t tile_from_env(void)
 {
     const char *env = getenv("CUFORT_GEMM_TILE");
@@ -78,8 +76,8 @@ static int64_t tile_size(const job *j)
         return t;
     if (!j->pinned || tall_pinned(j))
         return PAGEABLE_TILE;
-    int64_t edge = IMAX(j->m, j->n);
-    if (edge <= PINNED_TILE && c_bytes(j) >= QUARTERED_BYTES)
+    int64_t edge = j->m > j->n ? j->m : j->n;
+    if (edge <= PINNED_TILE && (double)j->m * (double)j->n * (double)j->es >= QUARTERED_BYTES)
         return cdiv(cdiv(edge, 2), HALF_ALIGN) * HALF_ALIGN;
     return PINNED_TILE;
 }
@@ -111,9 +109,10 @@ static int64_t tile_width(const job *j, int64_t t)
     int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
     if (whole_columns(j, t)) {
         double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
+        double c_bytes = (double)j->m * (double)j->n * (double)j->es;
         int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
         nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
-        if (!j->pinned && !tile_from_env() && nb == j->n && c_bytes(j) > HALVED_BYTES &&
+        if (!j->pinned && !tile_from_env() && nb == j->n && c_bytes > HALVED_BYTES &&
             j->n >= 2 * HALF_ALIGN)
             nb = cdiv(cdiv(j->n, 2), HALF_ALIGN) * HALF_ALIGN;
     }
