@@ -263,24 +263,36 @@ static void plan_checks(void)
           "a cap too small for one element of each: a clear error", "status %d, \"%s\"", st, ck_err());
     unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     unsetenv("CUFORT_GEMM_TILE");
-    /* pageable, one default tile of more than 16 MiB (4096 x 768 doubles): two halves of columns,
-     * 384 wide; pinned, or the tile set by hand, one tile */
-    case_t one = make('d', 'N', 'N', 4096, 768, 16, 1.0, -0.5, 1);
-    check_case(&one, "one tile of 25 MB, pageable");
-    cufort_thunk_gemm_last_plan(&info);
-    CHECK(info.resident && info.mb == 4096 && info.nb == 384,
-          "one tile of 25 MB, pageable: two halves", "resident %d mb %lld nb %lld", info.resident,
-          (long long)info.mb, (long long)info.nb);
-    one.pinned = 1;
-    check_case(&one, "one tile of 25 MB, pinned");
-    cufort_thunk_gemm_last_plan(&info);
-    CHECK(info.nb != 384, "one tile of 25 MB, pinned: not halved", "nb %lld", (long long)info.nb);
-    one.pinned = 0;
+    /* pageable, one tile of 16 MiB or more and 2^34 flops or more: two halves of columns; pinned,
+     * the tile set by hand, fewer bytes or fewer flops: one tile (the plans alone, for calls this
+     * large; the tiles' results are checked above on smaller plans) */
+    static const struct { char prec; int m, n, k, pinned, nb; const char *what; } halves[] = {
+        {'d', 2048, 1024, 4096, 0, 512, "16 MiB, 2^34 flops: halves"},
+        {'s', 2048, 2048, 2048, 0, 1024, "SGEMM n = 2048: halves"},
+        {'d', 4096, 768, 2731, 0, 384, "25 MB: halves of 384"},
+        {'d', 4096, 768, 2731, 1, -1, "25 MB, pinned: no halves"},
+        {'d', 2047, 1024, 4096, 0, 1024, "just under 16 MiB: one tile"},
+        {'d', 2048, 1024, 4095, 0, 1024, "just under 2^34 flops: one tile"},
+        {'z', 1024, 1024, 1024, 0, 1024, "ZGEMM n = 1024, 2^33 flops: one tile"},
+        {'z', 1024, 1024, 2048, 0, 512, "ZGEMM n = 1024, k = 2048: halves"},
+    };
+    for (size_t i = 0; i < sizeof halves / sizeof *halves; i++) {
+        int st = cufort_thunk_gemm_plan(halves[i].prec, halves[i].m, halves[i].n, halves[i].k,
+                                        halves[i].pinned, &info);
+        int want = halves[i].nb;
+        CHECK(st == CUFORT_SUCCESS && (want < 0 ? info.nb != 384 : info.nb == want),
+              ckf("plan, %s", halves[i].what), "status %d nb %lld", st, (long long)info.nb);
+    }
     setenv("CUFORT_GEMM_TILE", "4096", 1);
-    check_case(&one, "one tile of 25 MB, tile 4096 set");
-    cufort_thunk_gemm_last_plan(&info);
-    CHECK(info.nb == 768, "tile 4096 set: one tile", "nb %lld", (long long)info.nb);
+    CHECK(cufort_thunk_gemm_plan('d', 4096, 768, 2731, 0, &info) == 0 && info.nb == 768,
+          "plan, 25 MB, tile 4096 set: one tile", "nb %lld", (long long)info.nb);
     unsetenv("CUFORT_GEMM_TILE");
+    /* a run of the one-tile plan that the halves rule leaves alone: few flops */
+    case_t one = make('d', 'N', 'N', 4096, 768, 16, 1.0, -0.5, 1);
+    check_case(&one, "one tile of 25 MB, pageable, 10^8 flops");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.resident && info.mb == 4096 && info.nb == 768, "25 MB, 10^8 flops: one tile",
+          "resident %d mb %lld nb %lld", info.resident, (long long)info.mb, (long long)info.nb);
     /* pinned, one tile of 2048 would hold it, C of 4 MiB or more (1000 x 700 doubles): quarters of
      * 512 x 512 (500 rounded up to 64); under 4 MiB, one tile */
     case_t quarters = make('d', 'T', 'N', 1000, 700, 24, 0.5, 2.0, 0);

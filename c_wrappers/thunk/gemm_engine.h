@@ -41,5 +41,9 @@ typedef struct {
     int64_t device_panels[CUFORT_MAX_DEVICES];   /* C's column panels each device computed */
 } cufort_gemm_plan_info;
 void cufort_thunk_gemm_last_plan(cufort_gemm_plan_info *info);
+/* The plan a call of this shape (prec, m, n, k; pinned or pageable arrays, alpha not 0) would get
+ * on this thread's device alone: tiles, residency and device bytes, nothing allocated or moved */
+int cufort_thunk_gemm_plan(char prec, int64_t m, int64_t n, int64_t k, int pinned,
+                           cufort_gemm_plan_info *info);
 
 #endif

@@ -17,6 +17,7 @@ typedef cufort_gemm_job job;
 enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
        ALIGN = 256, HALF_ALIGN = 64 };
 #define HALVED_BYTES (16.0 * 1024 * 1024)
+#define HALVED_FLOPS 17179869184.0   /* 2^34 */
 #define QUARTERED_BYTES (4.0 * 1024 * 1024)
 
 static size_t parse_bytes(const char *s)
@@ -100,20 +101,30 @@ static int whole_columns(const job *j, int64_t t)
     return (!j->pinned || tall_pinned(j)) && j->m <= 2 * t;
 }
 
-/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats.  A
- * pageable call that the default tile leaves in one piece of more than 16 MiB goes in two halves
- * of columns instead: the second half's upload and GEMM then overlap the first half's download
- * (docs/performance.md, mid-size GEMM). */
+/* A pageable call that the default tile leaves in one piece goes in two halves of columns when
+ * that piece is 16 MiB or more and the GEMM does 2^34 flops or more: the second half's upload and
+ * GEMM then overlap the first half's download, which pays once each half's GEMM and download
+ * outlast the second tile's start (docs/performance.md, mid-size GEMM: ZGEMM n = 1024, 16 MiB but
+ * half the flops of SGEMM n = 2048, is faster in one piece). */
+static int halved(const job *j)
+{
+    double c_bytes = (double)j->m * (double)j->n * (double)j->es;
+    double cplx = j->prec == 'c' || j->prec == 'z';
+    double flops = (double)j->m * (double)j->n * (double)(j->kt ? j->k : 0) * (cplx ? 8 : 2);
+    return !j->pinned && !tile_from_env() && c_bytes >= HALVED_BYTES && flops >= HALVED_FLOPS &&
+           j->n >= 2 * HALF_ALIGN;
+}
+
+/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats; or
+ * halves of that one piece (halved()). */
 static int64_t tile_width(const job *j, int64_t t)
 {
     int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
     if (whole_columns(j, t)) {
         double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
-        double c_bytes = (double)j->m * (double)j->n * (double)j->es;
         int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
         nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
-        if (!j->pinned && !tile_from_env() && nb == j->n && c_bytes > HALVED_BYTES &&
-            j->n >= 2 * HALF_ALIGN)
+        if (nb == j->n && halved(j))
             nb = cdiv(cdiv(j->n, 2), HALF_ALIGN) * HALF_ALIGN;
     }
     return nb;
@@ -180,3 +191,16 @@ int cufort_gemm_allocate(job *j, char **buf)
 }
 
 int64_t cufort_gemm_panel_width(const job *j) { return tile_width(j, tile_size(j)); }
+
+int cufort_thunk_gemm_plan(char prec, int64_t m, int64_t n, int64_t k, int pinned,
+                           cufort_gemm_plan_info *info)
+{
+    job j = {.prec = prec, .m = m, .n = n, .k = k, .kt = k > 0, .pinned = pinned,
+             .es = prec == 's' ? 4 : prec == 'z' ? 16 : 8};
+    *info = (cufort_gemm_plan_info){0};
+    if (!plan(&j, cufort_thunk_device_budget()))
+        return cufort_fail(CUFORT_ALLOC_FAILED, "the device memory cap is too small for this plan");
+    *info = (cufort_gemm_plan_info){.mb = j.mb, .nb = j.nb, .kb = j.kb, .resident = j.resident,
+                                    .device_bytes = need(&j), .devices = 1};
+    return CUFORT_SUCCESS;
+}
