@@ -469,9 +469,9 @@ static void copy_share(void *job, int w)
 
 /* A thread's transfers go round its slots, each starting where the last one ended, so that a
  * transfer's first groups do not wait for the DMAs of the one before it, which still use the slots
- * it left (an SGEMM of n = 2048 in two halves, its uploads and downloads back to back: 1.47 ms
- * against 1.73 from slot 0 every time, docs/performance.md).  Only a thread that already holds
- * every slot goes round: one that has moved only small arrays keeps to its first few slots. */
+ * it left (a GEMM's A, B and C tiles back to back: docs/performance.md, staging slots in a ring).
+ * Only a thread that already holds every slot goes round: one that has moved only small arrays
+ * keeps to its first few slots. */
 static int ring(copy_job *c, int slots)
 {
     int rc = my_stage(0, &c->st);
