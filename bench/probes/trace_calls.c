@@ -85,7 +85,8 @@ int main(void)
         TIME_CALLS(id, cufort_fft_exec_host(plan, x, y, CUFORT_FFT_FORWARD));
         CHECK(cufort_fft_destroy(plan));
     }
-    /* one tile each on pageable arrays: A and B staged up, the GEMM, C back with beta C added */
+    /* on pageable arrays, in the engine's plan (CUFORT_GEMM_TILE=4096: one tile each): A and B
+     * staged up, the GEMM, C back with beta C added */
     float *z = malloc((size_t)4096 * 4096 * sizeof(float));
     if (!z) {
         fprintf(stderr, "out of host memory\n");

@@ -61,6 +61,14 @@ typedef struct {
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
+/* bytes of one element of prec ('s', 'd', 'c' or 'z') */
+static inline size_t cufort_gemm_esize(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
+/* the job's real flops: a multiply-add counted as two, a complex one as eight */
+static inline double cufort_gemm_flops(const cufort_gemm_job *j)
+{
+    double k = (double)(j->kt ? j->k : 0);
+    return (j->prec == 'c' || j->prec == 'z' ? 8 : 2) * (double)j->m * (double)j->n * k;
+}
 
 /* A spread call's shared state, before the devices start and after they all end */
 void cufort_gemm_share_init(cufort_gemm_panels *p, int64_t width, int count);

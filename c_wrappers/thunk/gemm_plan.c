@@ -61,6 +61,8 @@ static int tall_pinned(const job *j)
     return j->prec == 'd' && j->m > 2 * PINNED_TILE;
 }
 
+static double c_bytes(const job *j) { return (double)j->m * (double)j->n * (double)j->es; }
+
 static int64_t tile_from_env(void)
 {
     const char *env = getenv("CUFORT_GEMM_TILE");
@@ -78,7 +80,7 @@ static int64_t tile_size(const job *j)
     if (!j->pinned || tall_pinned(j))
         return PAGEABLE_TILE;
     int64_t edge = j->m > j->n ? j->m : j->n;
-    if (edge <= PINNED_TILE && (double)j->m * (double)j->n * (double)j->es >= QUARTERED_BYTES)
+    if (edge <= PINNED_TILE && c_bytes(j) >= QUARTERED_BYTES)
         return cdiv(cdiv(edge, 2), HALF_ALIGN) * HALF_ALIGN;
     return PINNED_TILE;
 }
@@ -108,11 +110,8 @@ static int whole_columns(const job *j, int64_t t)
  * half the flops of SGEMM n = 2048, is faster in one piece). */
 static int halved(const job *j)
 {
-    double c_bytes = (double)j->m * (double)j->n * (double)j->es;
-    double cplx = j->prec == 'c' || j->prec == 'z';
-    double flops = (double)j->m * (double)j->n * (double)(j->kt ? j->k : 0) * (cplx ? 8 : 2);
-    return !j->pinned && !tile_from_env() && c_bytes >= HALVED_BYTES && flops >= HALVED_FLOPS &&
-           j->n >= 2 * HALF_ALIGN;
+    return !j->pinned && !tile_from_env() && c_bytes(j) >= HALVED_BYTES &&
+           cufort_gemm_flops(j) >= HALVED_FLOPS && j->n >= 2 * HALF_ALIGN;
 }
 
 /* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats; or
@@ -196,7 +195,7 @@ int cufort_thunk_gemm_plan(char prec, int64_t m, int64_t n, int64_t k, int pinne
                            cufort_gemm_plan_info *info)
 {
     job j = {.prec = prec, .m = m, .n = n, .k = k, .kt = k > 0, .pinned = pinned,
-             .es = prec == 's' ? 4 : prec == 'z' ? 16 : 8};
+             .es = cufort_gemm_esize(prec)};
     *info = (cufort_gemm_plan_info){0};
     if (!plan(&j, cufort_thunk_device_budget()))
         return cufort_fail(CUFORT_ALLOC_FAILED, "the device memory cap is too small for this plan");

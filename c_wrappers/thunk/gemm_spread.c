@@ -26,8 +26,7 @@ static int is_zero(char prec, const void *x)
 static int spread(const job *j, int *devs, int *n, int64_t *width)
 {
     double m = (double)j->m, n_ = (double)j->n, k = (double)(j->kt ? j->k : 0);
-    double real_flops = (j->prec == 'c' || j->prec == 'z' ? 8 : 2) * m * n_ * k;
-    int st = cufort_spread_devices(real_flops, (m * k + k * n_ + m * n_) * (double)j->es,
+    int st = cufort_spread_devices(cufort_gemm_flops(j), (m * k + k * n_ + m * n_) * (double)j->es,
                                    j->pinned, j->n, devs, n);
     if (st || *n < 2)
         return st;
@@ -119,7 +118,7 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
     int st = cufort_ensure_init(routine);
     if (st)
         return st;
-    int es = prec == 's' ? 4 : prec == 'z' ? 16 : 8;
+    int es = (int)cufort_gemm_esize(prec);
     int64_t ar = NOTR(transa) ? m : k, ac = NOTR(transa) ? k : m;
     int64_t br = NOTR(transb) ? k : n, bc = NOTR(transb) ? n : k;
     /* arrays no memory can hold are refused, as the device form refuses them, before the tiling's
