@@ -268,8 +268,11 @@ void dropin_adapt_record(dropin_call *c, int gpu)
         if (c->adapt_timed && e->measuring && e->runs[p] < timed_calls()) {
             e->runs[p]++;
             keep(e, p, t);
-            if (e->far_in_a_row && p != e->choice && t >= FAR * e->median[e->choice])
-                e->runs[p] = timed_calls();   /* the burst goes on: enough */
+            /* the measurement's first timed call, still FAR slower: the burst goes on, enough.
+             * Only the first: a later spike must not cut short a measurement that began well. */
+            if (e->far_in_a_row && p != e->choice && e->runs[p] == 1 &&
+                t >= FAR * e->median[e->choice])
+                e->runs[p] = timed_calls();
         }
         if (e->measuring && e->runs[0] >= timed_calls() && e->runs[1] >= timed_calls())
             decide(e);

@@ -9,6 +9,8 @@
  *   and 16 calls after that change of path the engine once more; the same burst on the engine;
  *   a CPU truly FAR slower: measured again after 16, 64, 256, 1024 calls, each time one call only;
  *   a CPU cold at first, then one spike in its re-measurement: the other two calls count;
+ *   a CPU FAR slower at first, then a spike after its re-measurement's first timed call: the
+ *   measurement goes on to its third;
  *   medians 2x apart: measured again after 16 calls (a class's first calls run cold), then after
  *   200, 400, 800 (each measurement costs ~2% of the calls between);
  *   medians 10% apart: measured again after 16 calls, then at doubling intervals;
@@ -91,6 +93,7 @@ static double cpu_slows(long i) { return i <= 30 ? 0.17 : 0.25; }
 static double cpu_spell(long i) { return i > 30 && i <= 60 ? 0.40 : 0.12; }
 static double cpu_long_spell(long i) { return i > 700 && i <= 900 ? 0.40 : 0.12; }
 static double cpu_cold_spike(long i) { return i <= 8 ? 0.30 : i == 25 ? 1.5 : 0.12; }
+static double cpu_far_then_spike(long i) { return i <= 8 || i == 26 ? 6.0 : 0.30; }
 /* calls in pairs after 1 ms of other work, as in bench_gemm's turns; the CPU BLAS's first call
  * of a pair pays for it */
 static double pairs_gap(long i) { return i % 2 ? 1.0 : 0.0; }
@@ -161,6 +164,20 @@ static void test_cold_spike(void)
     CHECK(all(&o, 9, 23, 'e') && all(&o, 24, 42, 'c') && all(&o, 43, 46, 'e') && all(&o, 47, 60, 'c'),
           "one spike in the re-measurement of a cold first decision: the other calls decide",
           "paths %.60s", o.path + 1);
+}
+
+static void test_far_then_spike(void)
+{
+    scenario sc = {cpu_far_then_spike, steady_018, 0, NULL};
+    outcome o = run(&sc, 60);
+    /* 6 ms against 0.18: FAR, so the CPU again 16 calls later (24-27); its first timed call (25,
+     * 0.30) is not FAR slower, so the measurement goes on through the spike at 26 to 27, and the
+     * median of 0.30, 6.0 and 0.30 keeps the engine */
+    CHECK(all(&o, 9, 23, 'e') && all(&o, 24, 27, 'c') && all(&o, 28, 60, 'e'),
+          "a FAR first decision measured again: a spike after its first timed call does not end it",
+          "paths %.60s", o.path + 1);
+    CHECK(strstr(o.report, "CPU BLAS 0.300 ms (medians of 12 and 3 timed calls in 2 measurements) -> engine") != NULL,
+          "report: the re-measurement's three timed calls, their median", "report: %s", o.report);
 }
 
 static void test_apart(void)
@@ -290,6 +307,7 @@ int main(void)
     test_engine_burst();
     test_truly_far();
     test_cold_spike();
+    test_far_then_spike();
     test_apart();
     test_close();
     test_chosen_slows();
