@@ -1,4 +1,5 @@
-/* cufort_kernels_launch.h — extern "C" launchers of cufort's own CUDA kernels (kernels/reduce.cu, kernels/transpose.cu).
+/* cufort_kernels_launch.h — extern "C" launchers of cufort's own CUDA kernels (kernels/reduce.cu, kernels/transpose.cu,
+ * kernels/mirror.cu).
  * Internal: the C ABI (c_wrappers/core/kernels_api.c -> c_wrappers/cuda/cuda_kernels.c) calls these;
  * bench/ calls them directly to compare launch variants.  Every launcher is asynchronous on the
  * stream it is given and returns a cudaError_t value (0 = success).
@@ -79,6 +80,11 @@ int cufort_ktranspose_launch(int kind, char trans, int64_t m, int64_t n, const v
 /* A (n x n, lda) = alpha * op(A) in place, trans 'N' (scale only), 'T' or 'C'. */
 int cufort_ktranspose_inplace_launch(int kind, char trans, int64_t n, const void *alpha, void *a,
                                      int64_t lda, void *stream);
+
+/* A (n x n, lda, n <= 32 x 65535) symmetric, or Hermitian when herm (complex kinds): the triangle
+ * uplo names copied onto the other (kernels/mirror.cu), conjugated when Hermitian, whose diagonal's
+ * imaginary parts become zero; the Level-3 engine then multiplies by A with a GEMM. */
+int cufort_kmirror_launch(int kind, char uplo, int herm, int64_t n, void *a, int64_t lda, void *stream);
 
 #ifdef __cplusplus
 }

@@ -203,8 +203,8 @@ static int run_case(const case_t *c, char *err, size_t errlen)
                 v = NAN;                                         /* never to be read */
             else if (is(c, "trsm") && i < ar)
                 v = i == j ? 2 + creal(v) * creal(v) + (cplx(p) ? 0.5 * I * cimag(v) : 0) : v / ka;
-            else if (herm_diag && !rk && i == j)
-                v = creal(v);
+            else if (herm_diag && !rk && i == j)   /* HEMM's diagonal imaginary parts: never read */
+                v = creal(v) + 0.75 * I;
             put(p, A, x, v);
             A0[x] = get(p, A, x);
         }
@@ -373,6 +373,9 @@ int main(void)
     sweep("whole arrays (small calls)", 1);
     setenv("CUFORT_L3_WHOLE_BYTES", "0", 1);   /* the pipelines from here on, whatever the size */
     sweep("one panel", 1);
+    setenv("CUFORT_L3_HOST_BETA", "0", 1);   /* SYMM/HEMM's C uploaded, beta C added on the device */
+    sweep("one panel, C uploaded", 1);
+    unsetenv("CUFORT_L3_HOST_BETA");
     setenv("CUFORT_L3_PANEL", "5", 1);
     setenv("CUFORT_L3_BLOCK", "3", 1);   /* a left TRSM/TRMM's solve on the device in many steps */
     sweep("panels of 5, blocks of 3", 0);

@@ -23,5 +23,8 @@ int cufort_cuda_ktranspose_inplace(int kind, char trans, int64_t n, const void *
                                    int64_t lda);
 int cufort_host_ktranspose_inplace(int kind, char trans, int64_t n, const void *alpha, void *a,
                                    int64_t lda);
+/* the Level-3 engine's: A's triangle uplo copied onto the other (cufort_kmirror_launch) */
+int cufort_cuda_kmirror(int kind, char uplo, int herm, int64_t n, void *a, int64_t lda);
+int cufort_host_kmirror(int kind, char uplo, int herm, int64_t n, void *a, int64_t lda);
 
 #endif

@@ -135,6 +135,15 @@ int cufort_cuda_ktranspose(int kind, char trans, int64_t m, int64_t n, const voi
                              "transpose kernel launch");
 }
 
+int cufort_cuda_kmirror(int kind, char uplo, int herm, int64_t n, void *a, int64_t lda)
+{
+    int st = cufort_cuda_bind_thread();
+    if (st) return st;
+    return cufort_cuda_error((cudaError_t)cufort_kmirror_launch(kind, uplo, herm, n, a, lda,
+                                                               cufort_thread_stream()),
+                             "mirror kernel launch");
+}
+
 int cufort_cuda_ktranspose_inplace(int kind, char trans, int64_t n, const void *alpha, void *a,
                                    int64_t lda)
 {

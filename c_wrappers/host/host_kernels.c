@@ -373,3 +373,30 @@ int cufort_host_ktranspose_inplace(int kind, char trans, int64_t n, const void *
     }
     return CUFORT_SUCCESS;
 }
+
+/* ---- the Level-3 engine's mirror (kernels/mirror.cu) ---- */
+
+int cufort_host_kmirror(int kind, char uplo, int herm, int64_t n, void *a, int64_t lda)
+{
+    const size_t es = cufort_kelem_size(kind);
+    const int lower = uplo == 'L' || uplo == 'l', cplx = kind == CUFORT_KC || kind == CUFORT_KZ;
+    herm = herm && cplx;
+    char *A = a;
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 0; i < n; i++) {
+            if (lower ? i >= j : i <= j)
+                continue;
+            char *dst = A + (size_t)(i + j * lda) * es;
+            memcpy(dst, A + (size_t)(j + i * lda) * es, es);   /* A(i, j) = A(j, i) */
+            if (herm && kind == CUFORT_KC)
+                ((float *)dst)[1] = -((float *)dst)[1];
+            else if (herm)
+                ((double *)dst)[1] = -((double *)dst)[1];
+        }
+        if (herm && kind == CUFORT_KC)
+            ((float *)(A + (size_t)(j + j * lda) * es))[1] = 0;
+        else if (herm)
+            ((double *)(A + (size_t)(j + j * lda) * es))[1] = 0;
+    }
+    return CUFORT_SUCCESS;
+}

@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "beta_add.h"
 #include "blas_backends.h"
 #include "gemm_internal.h"
 #include "staging.h"
@@ -116,46 +117,18 @@ static const void *constant(char prec, int one)
     }
 }
 
-/* c = d + beta c over n reals, or n complex numbers (beta = br + i bi) when cplx */
-#define SCALE_ADD(name, T)                                                                         \
-    static void name(T *restrict c, const T *restrict d, size_t n, T br, T bi, int cplx)          \
-    {                                                                                              \
-        if (cplx && bi == 0)                                                                       \
-            n *= 2, cplx = 0;                                                                      \
-        if (!cplx) {                                                                               \
-            _Pragma("omp simd") for (size_t i = 0; i < n; i++) c[i] = d[i] + br * c[i];            \
-            return;                                                                                \
-        }                                                                                          \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            T re = c[2 * i], im = c[2 * i + 1];                                                    \
-            c[2 * i] = d[2 * i] + (br * re - bi * im);                                             \
-            c[2 * i + 1] = d[2 * i + 1] + (br * im + bi * re);                                     \
-        }                                                                                          \
-    }
-SCALE_ADD(scale_add_f, float)
-SCALE_ADD(scale_add_d, double)
-
 /* staging's combine for host_beta: a piece of the tile (alpha op(A) op(B)) lands on beta C */
 static void add_to_beta_c(char *dst, const char *src, size_t bytes, const void *ctx)
 {
     const job *j = ctx;
+    double complex beta;
     switch (j->prec) {
-    case 's':
-        scale_add_f((float *)dst, (const float *)src, bytes / 4, *(const float *)j->beta, 0, 0);
-        break;
-    case 'd':
-        scale_add_d((double *)dst, (const double *)src, bytes / 8, *(const double *)j->beta, 0, 0);
-        break;
-    case 'c': {
-        cufort_cfloat b = *(const cufort_cfloat *)j->beta;
-        scale_add_f((float *)dst, (const float *)src, bytes / 8, crealf(b), cimagf(b), 1);
-        break;
+    case 's': beta = *(const float *)j->beta; break;
+    case 'd': beta = *(const double *)j->beta; break;
+    case 'c': beta = *(const cufort_cfloat *)j->beta; break;
+    default: beta = *(const cufort_cdouble *)j->beta;
     }
-    default: {
-        cufort_cdouble b = *(const cufort_cdouble *)j->beta;
-        scale_add_d((double *)dst, (const double *)src, bytes / 16, creal(b), cimag(b), 1);
-    }
-    }
+    cufort_beta_add(j->prec, beta, dst, src, bytes);
 }
 
 /* the backend's GEMM itself: the engine's operands are its own device buffers, already checked */

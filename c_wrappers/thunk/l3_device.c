@@ -4,6 +4,7 @@
 #include <complex.h>
 
 #include "blas_backends.h"
+#include "kernels_internal.h"
 #include "l3_internal.h"
 
 #define BACKEND(name, ...) \
@@ -58,6 +59,12 @@ int cufort_l3_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int6
         return c->op == CUFORT_L3_HEMM ? BACKEND(zhemm, s, u, m, n, al, A, lda, B, ldb, be, C, ldc)
                                        : BACKEND(zsymm, s, u, m, n, al, A, lda, B, ldb, be, C, ldc);
     }
+}
+
+int cufort_l3_mirror(const cufort_l3 *c, int64_t n, void *A, int64_t lda)
+{
+    int kind = c->prec == 's' ? CUFORT_KS : c->prec == 'd' ? CUFORT_KD : c->prec == 'c' ? CUFORT_KC : CUFORT_KZ;
+    return BACKEND(kmirror, kind, c->uplo, c->op == CUFORT_L3_HEMM, n, A, lda);
 }
 
 int cufort_l3_geam(char p, int64_t m, int64_t n, double complex al, const void *A, int64_t lda,

@@ -241,6 +241,20 @@ static int64_t width(const cufort_l3 *c, need_fn need, int64_t dim, size_t cap)
     return need(c, w) <= cap ? w : 0;
 }
 
+/* SYMM/HEMM with beta != 0 may leave C on the host: the device computes alpha A B (or B A) alone
+ * and each panel's download adds beta C on the host as it lands (host_beta), so C crosses PCIe
+ * once instead of twice, but the host reads and writes it as the product comes in.  That pays
+ * when C is ONTO_BETA_BYTES or more (H100, repeated DSYMM n = 8192: 27.7-28.3 ms against
+ * 31.0-32.2 with C going up; n = 4096, 128 MiB: 7.9-8.9 against 7.4-7.8), or when C is pageable
+ * and not held by the pin cache, whose upload would be staged as well (docs/performance.md).
+ * CUFORT_L3_HOST_BETA=0: C always goes up. */
+#define ONTO_BETA_BYTES (256.0 * 1024 * 1024)
+static int onto_beta_allowed(void)
+{
+    const char *env = getenv("CUFORT_L3_HOST_BETA");
+    return !(env && *env == '0');
+}
+
 int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
 {
     int st = cufort_ensure_init(routine);
@@ -302,7 +316,14 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
         if (sym)
             cufort_l3_offer(&j, &j.b, c->B, c->m, c->n, c->ldb);
     }
-    cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
+    int onto_beta = sym && c->beta != 0 && onto_beta_allowed();
+    if (onto_beta && (double)rows * (double)cols * (double)cufort_l3_esize(c->prec) >= ONTO_BETA_BYTES) {
+        j.host_beta = 1;   /* no DMA reaches C: not offered to the pin cache */
+        j.out = (cufort_l3_operand){.p = c->C, .ld = c->ldc};
+    } else {
+        cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
+        j.host_beta = onto_beta && j.out.hi == j.out.lo;
+    }
     cufort_stream caller = cufort_swap_thread_stream(j.comp);
     st = pipeline(&j, buf);
     st = cufort_l3_finish(&j, st);

@@ -36,6 +36,8 @@ typedef struct {
     cufort_event *blk;                  /* L3_BLOCK_EVENTS, made by cufort_l3_block_events */
     cufort_l3_operand a, b, out;        /* out: B of TRSM/TRMM, C otherwise */
     int64_t w;                          /* rows or columns of a panel or block */
+    int host_beta;                      /* SYMM/HEMM, beta != 0: C stays on the host, beta C is
+                                           added as the product comes back */
 } cufort_l3_job;
 
 /* l3_transfer.c: the thread's streams and events into the job; an operand offered to the pin
@@ -49,6 +51,9 @@ int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64
                   int64_t cols, char *dev, int64_t dld, char *tmp);
 int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
                   const char *dev, int64_t dld, char *tmp);
+/* the same for a product (packed, rows apart) that lands on beta C: C = product + beta C */
+int cufort_l3_get_onto_beta(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
+                            const char *dev);
 int cufort_l3_finish(cufort_l3_job *j, int status);
 /* an n x n identity in the call's precision to dev (ld n), from a host copy, before h2d's next copy */
 int cufort_l3_identity(cufort_l3_job *j, char *dev, int64_t n);
@@ -60,13 +65,17 @@ int cufort_l3_block_events(cufort_l3_job *j, int count);
  * and the download of step i - 1 on d2h once that one is computed, queued after step i's compute
  * so that the host's staging of one overlaps the GPU's work on the other.  uploaded(i), where
  * given, queues more on h2d between step i's upload and its compute (events it records there are
- * in place before compute(i) waits for them). */
+ * in place before compute(i) waits for them).  lag_two: the download of step i - 2 instead, for
+ * downloads that hold the host until the data has landed (a product folded into beta C): the
+ * GPU then has step i - 1's compute and step i's upload queued while the host waits, where with
+ * one step the next upload would be queued only after the wait. */
 typedef struct {
     int (*upload)(void *ctx, int64_t i);
     int (*compute)(void *ctx, int64_t i);
     int (*download)(void *ctx, int64_t i);
     int reuse_slots;
     int (*uploaded)(void *ctx, int64_t i);
+    int lag_two;
 } cufort_l3_steps;
 int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps, void *ctx);
 
@@ -80,6 +89,9 @@ int cufort_l3_symm(const cufort_l3 *c, int64_t m, int64_t n, const void *A, int6
                    const void *B, int64_t ldb, void *C, int64_t ldc);
 int cufort_l3_rank_k(const cufort_l3 *c, int64_t n, const void *A, int64_t lda, const void *B,
                      int64_t ldb, double complex be, void *C, int64_t ldc);
+/* SYMM/HEMM's A (n x n): its stored triangle (c->uplo) copied onto the other, conjugated for
+ * HEMM, so that a GEMM multiplies by it */
+int cufort_l3_mirror(const cufort_l3 *c, int64_t n, void *A, int64_t lda);
 /* C = al A + be C (m x n) */
 int cufort_l3_geam(char p, int64_t m, int64_t n, double complex al, const void *A, int64_t lda,
                    double complex be, void *C, int64_t ldc);

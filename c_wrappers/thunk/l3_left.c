@@ -238,6 +238,6 @@ int cufort_l3_left_tri(cufort_l3_job *j, char *buf)
         st = cufort_l3_identity(j, t.ident, t.bl);
     if (st)
         return st;
-    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 1, uploaded};
+    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 1, uploaded, 0};
     return cufort_l3_pipeline(j, (t.n + j->w - 1) / j->w, &steps, &t);
 }

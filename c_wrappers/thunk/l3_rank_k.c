@@ -176,8 +176,8 @@ int cufort_l3_rank_k_chunks(cufort_l3_job *j, char *buf)
     for (int s = 0; s < L3_SLOTS; s++, buf += slot)
         t.slot_c[s] = buf;
     t.tmp = buf;
-    static const cufort_l3_steps by_chunk = {upload_chunk, update, no_download, 1, NULL};
-    static const cufort_l3_steps by_panel = {upload_panel, combine, download_panel, 1, NULL};
+    static const cufort_l3_steps by_chunk = {upload_chunk, update, no_download, 1, NULL, 0};
+    static const cufort_l3_steps by_panel = {upload_panel, combine, download_panel, 1, NULL, 0};
     int st = cufort_l3_identity(j, t.ident, t.w);
     if (!st)
         st = cufort_l3_pipeline(j, t.chunks, &by_chunk, &t);

@@ -6,6 +6,7 @@
  * program repeating a call on the same arrays gets them pinned. */
 #include <stdlib.h>
 
+#include "beta_add.h"
 #include "l3_internal.h"
 #include "pin_cache.h"
 #include "scratch.h"
@@ -200,6 +201,23 @@ int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t 
     return cufort_stage_to_host_unoffered(j->d2h, h, hp, dev, w, (size_t)cols);
 }
 
+/* staging's combine for host_beta */
+static void add_to_beta_c(char *dst, const char *src, size_t bytes, const void *ctx)
+{
+    const cufort_l3 *c = ctx;
+    cufort_beta_add(c->prec, c->beta, dst, src, bytes);
+}
+
+int cufort_l3_get_onto_beta(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
+                            const char *dev)
+{
+    if (rows <= 0 || cols <= 0)
+        return CUFORT_SUCCESS;
+    char *h = (char *)at(j, &j->out, r, c);
+    return cufort_stage_to_host_combined(j->d2h, h, (size_t)j->out.ld * j->es, dev,
+                                         (size_t)rows * j->es, (size_t)cols, add_to_beta_c, j->c);
+}
+
 static int download_step(cufort_l3_job *j, const cufort_l3_steps *steps, void *ctx, int64_t i)
 {
     cufort_event *ev = j->ev[i % L3_SLOTS];
@@ -213,6 +231,7 @@ static int download_step(cufort_l3_job *j, const cufort_l3_steps *steps, void *c
 int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps, void *ctx)
 {
     const cufort_backend_ops *ops = j->ops;
+    const int64_t lag = steps->lag_two ? 2 : 1;   /* (L3_SLOTS slots allow up to L3_SLOTS - 1) */
     int st = CUFORT_SUCCESS;
     TRACE_HOST('L', n, j->w);
     TRACE_GPU(j->h2d, 'l', n, j->w);
@@ -234,10 +253,12 @@ int cufort_l3_pipeline(cufort_l3_job *j, int64_t n, const cufort_l3_steps *steps
         TRACE_GPU(j->comp, 'c', i, 0);
         if (!st)
             st = ops->event_record(ev[L3_COMPUTED], j->comp);
-        if (!st && i >= 1)
-            st = download_step(j, steps, ctx, i - 1);
+        if (!st && i >= lag)
+            st = download_step(j, steps, ctx, i - lag);
     }
-    return st || n == 0 ? st : download_step(j, steps, ctx, n - 1);
+    for (int64_t i = n > lag ? n - lag : 0; i < n && !st; i++)
+        st = download_step(j, steps, ctx, i);
+    return st;
 }
 
 int cufort_l3_finish(cufort_l3_job *j, int st)

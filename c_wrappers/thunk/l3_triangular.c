@@ -146,6 +146,6 @@ int cufort_l3_triangular(cufort_l3_job *j, char *buf)
         t.slot[s] = buf;
     t.tmp = buf;
     /* no slot of B is reused: only a TRMM's output slots are, and its compute waits for them */
-    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 0, NULL};
+    static const cufort_l3_steps steps = {upload_step, compute_step, download_step, 0, NULL, 0};
     return cufort_l3_pipeline(j, t.blocks, &steps, &t);
 }
