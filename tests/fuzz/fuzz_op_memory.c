@@ -47,7 +47,9 @@ static int exec_alloc(fz_worker *w, const fz_op *op, const fz_call *c)
     int (*release)(void *) = pinned ? cufort_host_free : cufort_free;
     int64_t bytes = c->arg[0].i;
     int init = cufort_is_initialized();
-    if (bytes > ENORMOUS_FROM && bytes < IMPOSSIBLE_FROM && c->arg[1].i && init)
+    /* (not initialised, with other threads: a host-array call of theirs may initialise cufort
+     * before this call) */
+    if (bytes > ENORMOUS_FROM && bytes < IMPOSSIBLE_FROM && c->arg[1].i && (init || fz_threads > 1))
         return FZ_SKIPPED;
     void *p = (void *)(uintptr_t)0x77;
     int st = alloc(c->arg[1].i ? &p : NULL, bytes);
@@ -266,31 +268,37 @@ static int exec_transfer(fz_worker *w, const fz_op *op, const fz_call *c)
     fz_wide sbytes = fz_mul(span(t, a, X_SLD), es), dbytes = fz_mul(span(t, a, X_DLD), es);
     int ss_ = fz_array_state(c, X_SRC, sbytes, 1, t->host_in);
     int ds_ = fz_array_state(c, X_DST, dbytes, 1, t->host_out);
+    int bad_stream = t->async && !(a[X_STREAM].h.slot == FZ_H_NULL || (ss && !ss->h) ||
+                                   fz_live(w, a[X_STREAM].h));   /* a stale or made-up one */
+    /* the order cufort checks in: a device source, else a null host source; then the
+     * destination likewise */
+    int src_null = a[X_SRC].a.place == FZ_NULL, dst_null = a[X_DST].a.place == FZ_NULL;
+    int huge_host = (t->host_in && ss_ == FZ_BAD && (sbytes >> 64) == 0 && !src_null) ||
+                    (t->host_out && ds_ == FZ_BAD && (dbytes >> 64) == 0 && !dst_null);
+    /* a host side spanning more than the address space is refused before anything else */
+    int impossible = (t->host_in && host_too_large(t, a, X_SLD)) ||
+                     (t->host_out && host_too_large(t, a, X_DLD));
+    int src_bad = t->host_in ? src_null : ss_ == FZ_BAD;
+    int dst_bad = t->host_out ? dst_null : ds_ == FZ_BAD;
+    /* A host side longer than its array in a call that may be legal: cufort would read or write
+     * all of it, past the array.  Skipped also while cufort is not initialised when other threads
+     * run: one of them may initialise it between this check and the call. */
+    if (!bad_args && !bad_stream && !empty && huge_host && !src_bad && !dst_bad && !impossible &&
+        (init || fz_threads > 1))
+        return FZ_SKIPPED;
     fz_pred want;
     if (!init)
         want = fz_expect_status(CUFORT_NOT_INITIALIZED);
     else if (bad_args)
         want = fz_expect_status(CUFORT_INVALID_VALUE);
-    else if (t->async && !(a[X_STREAM].h.slot == FZ_H_NULL || (ss && !ss->h) || fz_live(w, a[X_STREAM].h)))
-        want = fz_expect_status(CUFORT_INVALID_VALUE);   /* a stale or made-up stream */
+    else if (bad_stream)
+        want = fz_expect_status(CUFORT_INVALID_VALUE);
     else if (empty)
         want = fz_expect_status(CUFORT_SUCCESS);
     else {
-        /* the order cufort checks in: a device source, else a null host source; then the
-         * destination likewise */
-        int src_null = a[X_SRC].a.place == FZ_NULL, dst_null = a[X_DST].a.place == FZ_NULL;
-        int huge_host = (t->host_in && ss_ == FZ_BAD && (sbytes >> 64) == 0 && !src_null) ||
-                        (t->host_out && ds_ == FZ_BAD && (dbytes >> 64) == 0 && !dst_null);
-        /* a host side spanning more than the address space is refused before anything else */
-        int impossible = (t->host_in && host_too_large(t, a, X_SLD)) ||
-                         (t->host_out && host_too_large(t, a, X_DLD));
-        int src_bad = t->host_in ? src_null : ss_ == FZ_BAD;
-        int dst_bad = t->host_out ? dst_null : ds_ == FZ_BAD;
         int src_first = t->host_in ? CUFORT_INVALID_VALUE : CUFORT_BAD_POINTER;
         int dst_first = t->host_out ? CUFORT_INVALID_VALUE : CUFORT_BAD_POINTER;
         int overlapping = a[X_DST].a.place == FZ_ALIAS;
-        if (huge_host && !src_bad && !dst_bad && !impossible)
-            return FZ_SKIPPED;   /* may be legal, and then cufort reads all of the host array */
         if (impossible)
             want = fz_expect_status(CUFORT_INVALID_VALUE);
         else if (src_bad)

@@ -211,7 +211,10 @@ static int exec_life(fz_worker *w, const fz_op *op, const fz_call *c)
         if (!s || !*s || !b || !*b || !m)
             fz_failf(w, c, "a status query gave a null or empty string (status_string %s, backend_name %s)",
                      s ? s : "NULL", b ? b : "NULL");
-        st = cufort_is_initialized() == (cufort_backend() != 0) ? CUFORT_SUCCESS : -1;
+        /* This thread holds the life lock, so no shutdown can come between the two queries, but
+         * with other threads a host-array call (which takes no lock) may initialise cufort there */
+        int init_now = cufort_is_initialized(), backend_now = cufort_backend() != 0;
+        st = init_now == backend_now || (fz_threads > 1 && !init_now && backend_now) ? CUFORT_SUCCESS : -1;
         if (st)
             fz_failf(w, c, "cufort_is_initialized and cufort_backend disagree");
         cufort_clear_error();
