@@ -35,6 +35,9 @@ static inline int cufort_opt_in(char c, const char *allowed)
     return c != 0 && strchr(allowed, toupper((unsigned char)c)) != NULL;
 }
 
+/* bytes of one element of a BLAS precision ('s', 'd', 'c' or 'z') */
+static inline size_t cufort_prec_size(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
+
 /* ---- extents: elements an array argument spans from its base pointer (0 when empty) ---- */
 /* the routine table's conditions compare with products of two int64 arguments exactly */
 #define MUL_WIDE(a, b) ((__int128)(a) * (__int128)(b))

@@ -61,8 +61,6 @@ typedef struct {
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t cdiv(int64_t a, int64_t b) { return b ? (a + b - 1) / b : 0; }
-/* bytes of one element of prec ('s', 'd', 'c' or 'z') */
-static inline size_t cufort_gemm_esize(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
 /* the job's real flops: a multiply-add counted as two, a complex one as eight */
 static inline double cufort_gemm_flops(const cufort_gemm_job *j)
 {

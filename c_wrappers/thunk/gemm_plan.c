@@ -195,7 +195,7 @@ int cufort_thunk_gemm_plan(char prec, int64_t m, int64_t n, int64_t k, int pinne
                            cufort_gemm_plan_info *info)
 {
     job j = {.prec = prec, .m = m, .n = n, .k = k, .kt = k > 0, .pinned = pinned,
-             .es = cufort_gemm_esize(prec)};
+             .es = cufort_prec_size(prec)};
     *info = (cufort_gemm_plan_info){0};
     if (!plan(&j, cufort_thunk_device_budget()))
         return cufort_fail(CUFORT_ALLOC_FAILED, "the device memory cap is too small for this plan");

@@ -118,7 +118,7 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
     int st = cufort_ensure_init(routine);
     if (st)
         return st;
-    int es = (int)cufort_gemm_esize(prec);
+    int es = (int)cufort_prec_size(prec);
     int64_t ar = NOTR(transa) ? m : k, ac = NOTR(transa) ? k : m;
     int64_t br = NOTR(transb) ? k : n, bc = NOTR(transb) ? n : k;
     /* arrays no memory can hold are refused, as the device form refuses them, before the tiling's

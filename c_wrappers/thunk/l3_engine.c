@@ -178,7 +178,7 @@ static int split(const char *routine, const cufort_l3 *c)
 
 static int whole(const char *routine, const cufort_l3 *c)
 {
-    size_t es = cufort_l3_esize(c->prec);
+    size_t es = cufort_prec_size(c->prec);
     int rank_k = c->op >= CUFORT_L3_SYRK, tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
     int64_t ka = cufort_l3_left(c->side) ? c->m : c->n;
     int64_t ar = rank_k ? (NOTR(c->trans) ? c->n : c->k) : ka, ac = rank_k ? (NOTR(c->trans) ? c->k : c->n) : ka;
@@ -220,7 +220,7 @@ static int64_t env_int(const char *name, int64_t dflt)
  * 21.8 ms in chunks against 27.8 in panels, n = k = 16384 (1024) 135 against 125. */
 static int by_k_chunks(const cufort_l3 *c, size_t cap)
 {
-    double n = (double)c->n, k = (double)c->k, es = (double)cufort_l3_esize(c->prec);
+    double n = (double)c->n, k = (double)c->k, es = (double)cufort_prec_size(c->prec);
     return NOTR(c->trans) && 2 * k >= n && n * n * k < 700 * (n * k + n * n) * es &&
            cufort_l3_rank_k_need(c, MIN_BLOCK) <= cap;
 }
@@ -272,7 +272,7 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
     /* the bytes of every operand (a rank-k update with a small C but a long k is pipelined too,
      * rather than staged whole) */
     double ar = rank_k ? (double)c->n * (double)c->k : (double)order * (double)order;
-    double bytes = (double)cufort_l3_esize(c->prec) *
+    double bytes = (double)cufort_prec_size(c->prec) *
                    (ar * (1 + (rank_k && needs_b)) + (double)rows * (double)cols * (1 + sym));
     if (bytes <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 128 << 20))
         return whole(routine, c);
@@ -317,7 +317,7 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
             cufort_l3_offer(&j, &j.b, c->B, c->m, c->n, c->ldb);
     }
     int onto_beta = sym && c->beta != 0 && onto_beta_allowed();
-    if (onto_beta && (double)rows * (double)cols * (double)cufort_l3_esize(c->prec) >= ONTO_BETA_BYTES) {
+    if (onto_beta && (double)rows * (double)cols * (double)cufort_prec_size(c->prec) >= ONTO_BETA_BYTES) {
         j.host_beta = 1;   /* no DMA reaches C: not offered to the pin cache */
         j.out = (cufort_l3_operand){.p = c->C, .ld = c->ldc};
     } else {

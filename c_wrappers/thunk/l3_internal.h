@@ -122,14 +122,13 @@ int cufort_l3_host_gemm(const char *routine, const cufort_l3 *c, char ta, char t
 static inline int64_t cufort_l3_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t cufort_l3_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline size_t cufort_l3_round(size_t bytes) { return (bytes + 255) / 256 * 256; }
-static inline size_t cufort_l3_esize(char prec) { return prec == 's' ? 4 : prec == 'z' ? 16 : 8; }
 static inline int cufort_l3_upper(char c) { return c == 'U' || c == 'u'; }
 static inline int cufort_l3_left(char c) { return c == 'L' || c == 'l'; }
 /* element (r, col) of a column-major array p with leading dimension ld, in the call's precision */
 static inline const char *cufort_l3_at(const cufort_l3 *c, const void *p, int64_t ld, int64_t r,
                                        int64_t col)
 {
-    return (const char *)p + (size_t)(r + col * ld) * cufort_l3_esize(c->prec);
+    return (const char *)p + (size_t)(r + col * ld) * cufort_prec_size(c->prec);
 }
 static inline int cufort_l3_herm(cufort_l3_op op)
 {

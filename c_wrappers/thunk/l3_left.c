@@ -50,7 +50,7 @@ static int64_t block_rows(int64_t ka)
 
 static void sizes(const cufort_l3 *c, int64_t w, size_t *a, size_t *diag, size_t *slot, size_t *tmp)
 {
-    size_t es = cufort_l3_esize(c->prec);
+    size_t es = cufort_prec_size(c->prec);
     int64_t bl = block_rows(c->m), blocks = (c->m + bl - 1) / bl;
     *a = cufort_l3_round((size_t)(c->m * c->m) * es);
     *diag = cufort_l3_round((size_t)((blocks + 1) * bl * bl) * es);   /* and the identity */

@@ -52,7 +52,7 @@ static void shape(const cufort_l3 *c, panels *p)
 static size_t sizes(const cufort_l3 *c, const panels *p, int64_t w, size_t *res, size_t *slot,
                     size_t *tmp)
 {
-    size_t es = cufort_l3_esize(c->prec);
+    size_t es = cufort_prec_size(c->prec);
     if (p->rank_k) {
         int64_t ac = NOTR(c->trans) ? c->k : c->n;
         *res = (size_t)(1 + two_operands(c->op)) * cufort_l3_round((size_t)(p->ar * ac) * es);

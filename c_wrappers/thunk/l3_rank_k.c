@@ -28,7 +28,7 @@ static int two_operands(cufort_l3_op op)
 
 static void sizes(const cufort_l3 *c, int64_t w, size_t *acc, size_t *ident, size_t *slot)
 {
-    size_t es = cufort_l3_esize(c->prec);
+    size_t es = cufort_prec_size(c->prec);
     *acc = cufort_l3_round((size_t)(c->n * c->n) * es);
     *ident = cufort_l3_round((size_t)(w * w) * es);
     *slot = cufort_l3_round((size_t)(c->n * w) * es);

@@ -69,7 +69,7 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
                                                                          : m * n * (left ? m : n);
     flops *= c->prec == 'c' || c->prec == 'z' ? 4 : 1;
     /* the operands' bytes: A (a triangle, or n x k), B, C (a triangle for a rank-k update) */
-    double es = (double)cufort_l3_esize(c->prec), order = left ? m : n;
+    double es = (double)cufort_prec_size(c->prec), order = left ? m : n;
     double bytes = es * (rank_k(c->op) ? n * k * (1 + (c->B != NULL)) + n * n / 2
                                        : order * order / 2 + m * n * (1 + (c->B != NULL)));
     int devs[CUFORT_MAX_DEVICES], count = 1;

@@ -52,7 +52,7 @@ int cufort_l3_begin(cufort_l3_job *j)
         j->ev[i] = e->ev[i];
     j->blk = e->blk;
     j->ops = cufort_ops();
-    j->es = cufort_l3_esize(j->c->prec);
+    j->es = cufort_prec_size(j->c->prec);
     return CUFORT_SUCCESS;
 }
 

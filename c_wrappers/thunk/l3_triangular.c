@@ -22,7 +22,7 @@ typedef struct {
 
 static void sizes(const cufort_l3 *c, int64_t w, size_t *a, size_t *b, size_t *slot, size_t *in)
 {
-    size_t es = cufort_l3_esize(c->prec);
+    size_t es = cufort_prec_size(c->prec);
     *a = cufort_l3_round((size_t)(c->n * c->n) * es);
     *b = cufort_l3_round((size_t)(c->m * c->n) * es);
     *slot = c->op == CUFORT_L3_TRMM ? cufort_l3_round((size_t)(w * c->m) * es) : 0;
