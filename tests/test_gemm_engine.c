@@ -234,12 +234,19 @@ static void plan_checks(void)
     CHECK(info.bytes_in == ab && info.bytes_out == cb,
           "resident, pageable C: A and B cross once, C only comes back",
           "moved %zu + %zu bytes, want %zu + %zu", info.bytes_in, info.bytes_out, ab, cb);
-    c.pinned = 1;   /* a pinned C goes up and comes back by DMA, the GPU adding beta C */
+    c.pinned = 1;   /* a small pinned C goes up and comes back by DMA, the GPU adding beta C */
     check_case(&c, "plan");
     cufort_thunk_gemm_last_plan(&info);
     CHECK(info.bytes_in == ab + cb && info.bytes_out == cb,
           "resident, pinned: every byte crosses once, C both ways",
           "moved %zu + %zu bytes, want %zu + %zu", info.bytes_in, info.bytes_out, ab + cb, cb);
+    setenv("CUFORT_GEMM_HOST_BETA", "1", 1);   /* as a pinned C of 64 MiB or more: stays on the host */
+    check_case(&c, "plan, pinned C kept on the host");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.bytes_in == ab && info.bytes_out == cb,
+          "resident, pinned, CUFORT_GEMM_HOST_BETA=1: A and B cross once, C only comes back",
+          "moved %zu + %zu bytes, want %zu + %zu", info.bytes_in, info.bytes_out, ab, cb);
+    unsetenv("CUFORT_GEMM_HOST_BETA");
     c.pinned = 0;
     /* pageable and at most two tiles tall: tiles of whole columns with the bytes of 40 x 40 floats,
      * 70 x 11 doubles */
@@ -505,6 +512,9 @@ int main(int argc, char **argv)
         case_t c = make(*p, 'T', 'N', 73, 58, 41, 2.0, 0.5, 3);
         c.pinned = 1;
         check_case(&c, "tile 24");
+        setenv("CUFORT_GEMM_HOST_BETA", "1", 1);   /* pinned C, beta C added on the host */
+        check_case(&c, "tile 24, pinned C kept on the host");
+        unsetenv("CUFORT_GEMM_HOST_BETA");
     }
     /* pageable blocks above the staging threshold (1 MiB): packed by host threads in chunks */
     setenv("CUFORT_GEMM_TILE", "256", 1);

@@ -382,7 +382,7 @@ static int run(job *j)
     int64_t ticket[C_SLOTS] = {0}, last = 0;
     cufort_worker *w = NULL;
     int st = CUFORT_SUCCESS;
-    if (j->mt * j->nt > lag && !cufort_gemm_pinned(j, j->C, j->m, j->n, j->ldc)) {
+    if (j->mt * j->nt > lag && (j->host_beta || !cufort_gemm_pinned(j, j->C, j->m, j->n, j->ldc))) {
         if (!j->e->downloads)
             st = cufort_worker_start(&j->e->downloads);
         w = j->e->downloads;

@@ -111,6 +111,8 @@ static int run_spread(const job *j, const int *devs, int n, int64_t width)
     return st;
 }
 
+#define PINNED_ONTO_BETA (64.0 * 1024 * 1024)
+
 int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, int64_t m,
                       int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                       const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc)
@@ -138,8 +140,14 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
     int c_pinned = cufort_gemm_pinned(&j, C, m, n, ldc);
     j.pinned = c_pinned && (!j.kt || (cufort_gemm_pinned(&j, A, ar, ac, lda) &&
                                       cufort_gemm_pinned(&j, B, br, bc, ldb)));
-    const char *hb = getenv("CUFORT_GEMM_HOST_BETA");   /* 0: C goes up, the GPU adds beta C */
-    j.host_beta = j.c_in && j.kt && !c_pinned && !(hb && *hb == '0');
+    /* beta C added on the host (gemm_engine.c) for a pageable C, and for a pinned one of
+     * PINNED_ONTO_BETA bytes or more: its upload would share the way up with A and B, which bounds
+     * the call, while the way down has room.  A smaller pinned C goes up: the host's adding would
+     * lengthen the last download, which then bounds the call (docs/performance.md).
+     * CUFORT_GEMM_HOST_BETA=0: C goes up and the GPU adds beta C; =1: any pinned C stays. */
+    const char *hb = getenv("CUFORT_GEMM_HOST_BETA");
+    int big_c = (double)m * (double)n * (double)es >= PINNED_ONTO_BETA;
+    j.host_beta = j.c_in && j.kt && !(hb && *hb == '0') && (!c_pinned || big_c || (hb && *hb == '1'));
     int devs[CUFORT_MAX_DEVICES], n_dev = 1;
     int64_t width = 0;
     cufort_gemm_plan_info info;
