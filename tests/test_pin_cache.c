@@ -402,6 +402,60 @@ static void gemm_panels(void)
     free(first);
 }
 
+/* DGEMMs repeated on pageable arrays with long leading dimensions (each array's extent over the
+ * cache's least size, the work small): from the third call A, B and C (beta != 0) are pinned and
+ * held whole for the call, their blocks going by DMA where they lie and in pieces at the arrays'
+ * partial first and last pages; with beta C added on the host (CUFORT_GEMM_HOST_BETA=1, as for a
+ * C of 64 MiB or more) C is not offered.  Every call is right; the held calls agree bit for bit
+ * (the first two, staged, may round otherwise: the GPU or the host adds beta C). */
+static void gemm_held(int host_beta, int want_pins, const char *what)
+{
+    fresh();
+    if (host_beta)
+        setenv("CUFORT_GEMM_HOST_BETA", "1", 1);
+    int64_t m = 300, n = 280, k = 260, ld = 20000;
+    size_t bytes = (size_t)(ld * (n - 1) + m) * 8;
+    double *a = malloc(bytes), *b = malloc(bytes), *c0 = malloc(bytes), *c = malloc(bytes);
+    double *held = malloc((size_t)(m * n) * 8);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            a[i + j * ld] = ck_randd() - 0.5;
+            b[i + j * ld] = ck_randd() - 0.5;
+            c0[i + j * ld] = ck_randd() - 0.5;
+        }
+    int failed = 0, differ = 0;
+    double worst = 0;
+    for (int call = 0; call < 5 && !failed; call++) {
+        for (int64_t j = 0; j < n; j++)
+            memcpy(c + j * ld, c0 + j * ld, (size_t)m * 8);
+        failed = cufort_dgemm_host('N', 'N', m, n, k, 1.25, a, ld, b, ld, 0.75, c, ld) != 0;
+        for (int64_t j = 0; j < n && call >= 2; j++) {
+            if (call == 2)
+                memcpy(held + j * m, c + j * ld, (size_t)m * 8);
+            differ += memcmp(held + j * m, c + j * ld, (size_t)m * 8) != 0;
+        }
+        for (int64_t j = 0; j < n; j += j < 4 || j > n - 5 ? 1 : 37)
+            for (int64_t i = 0; i < m; i++) {
+                double ref = 0.75 * c0[i + j * ld], mag = fabs(ref);
+                for (int64_t l = 0; l < k; l++) {
+                    ref += 1.25 * a[i + l * ld] * b[l + j * ld];
+                    mag += fabs(1.25 * a[i + l * ld] * b[l + j * ld]);
+                }
+                worst = fmax(worst, fabs(c[i + j * ld] - ref) / (mag + 1e-300));
+            }
+    }
+    int pins = pinned_arrays(NULL);
+    unsetenv("CUFORT_GEMM_HOST_BETA");
+    CHECK(!failed && differ == 0 && worst < 1e-13 && pins == want_pins, what,
+          "failed %d (%s), %d columns differ, worst relative error %.3g, %d arrays pinned (want %d)",
+          failed, cufort_last_error(), differ, worst, pins, want_pins);
+    free(a);
+    free(b);
+    free(c0);
+    free(c);
+    free(held);
+}
+
 /* a Level-3 engine call repeated on arrays the cache pins: the blocks touching an array's partial
  * first and last pages go partly by DMA and partly through staging, and give what the first call
  * (all staged) gave, and the right product */
@@ -544,6 +598,8 @@ int main(void)
     recently_used();
     transforms();
     gemm_panels();
+    gemm_held(0, 3, "gemm engine: five DGEMMs, A, B and C held from the third, every result right");
+    gemm_held(1, 2, "gemm engine: five DGEMMs, A and B held, beta C added on the host, every result right");
     l3_partial_pages();
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");

@@ -17,12 +17,12 @@
  * panels one at a time from a shared counter (gemm_internal.h); resident devices upload a share of
  * A's panels each and copy the rest from one another (gemm_share.c).
  *
- * Pinned host arrays (cufort_host_alloc / cufort_host_register) are copied by the DMA engines
- * directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
+ * Pinned host arrays (cufort_host_alloc / cufort_host_register, or held by the pin cache for the
+ * call: held_array.h) are copied by the DMA engines directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
  * pack each block into pinned memory; the loop downloads tile t-2 after queuing tile t, so the
  * host's copies (the bottleneck on pageable memory) run back to back.
  *
- * A pageable C is never uploaded: the GPU computes alpha op(A) op(B) alone and the download adds
+ * A pageable C (or a large one) is never uploaded: the GPU computes alpha op(A) op(B) alone and the download adds
  * beta C on the host as it unpacks (host_beta).  The host reads and writes C once either way, but
  * a third of a square GEMM's pageable uploads, and their staging, are gone. */
 #include <complex.h>
@@ -186,13 +186,14 @@ static void carve(job *j, char *buf)
 
 /* ---- copies ---- */
 
-static int upload(job *j, char *dev, const char *host, int64_t rows, int64_t cols, int64_t ld)
+static int upload(job *j, const cufort_held_array *o, char *dev, const char *host, int64_t rows,
+                  int64_t cols)
 {
-    size_t w = (size_t)rows * j->es, pitch = (size_t)ld * j->es;
+    size_t w = (size_t)rows * j->es, pitch = (size_t)o->ld * j->es;
     j->bytes_in += w * (size_t)cols;
-    if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
-        return j->ops->copy2d(dev, w, host, pitch, w, (size_t)cols, CUFORT_H2D, j->e->h2d, 1);
-    return cufort_stage_to_device_on(j->e->h2d, dev, host, pitch, w, (size_t)cols);
+    if (cufort_held_dma(o))
+        return cufort_held_copy(o, (char *)host, pitch, dev, w, w, cols, CUFORT_H2D, j->e->h2d);
+    return cufort_stage_to_device_unoffered(j->e->h2d, dev, host, pitch, w, (size_t)cols);
 }
 
 static int64_t rows_of(const job *j, int64_t i) { return min64(j->mb, j->m - i * j->mb); }
@@ -215,10 +216,10 @@ static int download(job *j, c_slot *c)
         if (j->host_beta)
             st = cufort_stage_to_host_combined(j->e->d2h, host, pitch, c->dev, w, (size_t)cols,
                                                add_to_beta_c, j);
-        else if (cufort_host_pinned(host, pitch * (size_t)(cols - 1) + w))
-            st = ops->copy2d(host, pitch, c->dev, w, w, (size_t)cols, CUFORT_D2H, j->e->d2h, 1);
+        else if (cufort_held_dma(&j->c))
+            st = cufort_held_copy(&j->c, host, pitch, c->dev, w, w, cols, CUFORT_D2H, j->e->d2h);
         else
-            st = cufort_stage_to_host_on(j->e->d2h, host, pitch, c->dev, w, (size_t)cols);
+            st = cufort_stage_to_host_unoffered(j->e->d2h, host, pitch, c->dev, w, (size_t)cols);
     }
     if (!st && !(st = ops->event_record(c->ev[DONE], j->e->d2h)))
         c->done_recorded = 1;
@@ -229,16 +230,16 @@ static int download(job *j, c_slot *c)
 static int upload_a(job *j, slot *s, int64_t row, int64_t k0, int64_t depth)
 {
     int64_t r0 = row * j->mb, rows = rows_of(j, row), ld = j->lda;
-    return NOTR(j->ta) ? upload(j, s->dev, j->A + (size_t)(r0 + k0 * ld) * j->es, rows, depth, ld)
-                       : upload(j, s->dev, j->A + (size_t)(k0 + r0 * ld) * j->es, depth, rows, ld);
+    return NOTR(j->ta) ? upload(j, &j->a, s->dev, j->A + (size_t)(r0 + k0 * ld) * j->es, rows, depth)
+                       : upload(j, &j->a, s->dev, j->A + (size_t)(k0 + r0 * ld) * j->es, depth, rows);
 }
 
 /* B's block (column panel `col`, k from k0, depth deep), from the host */
 static int upload_b(job *j, slot *s, int64_t col, int64_t k0, int64_t depth)
 {
     int64_t c0 = col * j->nb, cols = cols_of(j, col), ld = j->ldb;
-    return NOTR(j->tb) ? upload(j, s->dev, j->B + (size_t)(k0 + c0 * ld) * j->es, depth, cols, ld)
-                       : upload(j, s->dev, j->B + (size_t)(c0 + k0 * ld) * j->es, cols, depth, ld);
+    return NOTR(j->tb) ? upload(j, &j->b, s->dev, j->B + (size_t)(k0 + c0 * ld) * j->es, depth, cols)
+                       : upload(j, &j->b, s->dev, j->B + (size_t)(c0 + k0 * ld) * j->es, cols, depth);
 }
 
 /* A's whole row panel `row` (a resident plan) copied from the device that offered it; the backend's
@@ -312,7 +313,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     c->i = i;
     c->j = jj;
     if (!st && j->c_in && !j->host_beta) {
-        st = upload(j, c->dev, c_tile(j, i, jj), rows, cols, j->ldc);
+        st = upload(j, &j->c, c->dev, c_tile(j, i, jj), rows, cols);
         if (!st)
             st = ops->event_record(c->ev[READY], e->h2d);
         if (!st)
@@ -343,11 +344,6 @@ static int download_task(void *slot)
 {
     c_slot *c = slot;
     return download(c->owner, c);
-}
-
-int cufort_gemm_pinned(const job *j, const void *p, int64_t rows, int64_t cols, int64_t ld)
-{
-    return cufort_host_pinned(p, (size_t)cufort_extent_mat(rows, cols, ld) * j->es);
 }
 
 /* Tile t is queued before tile t - lag comes back.  With two tiles in flight (lag 2, when there are
@@ -382,7 +378,7 @@ static int run(job *j)
     int64_t ticket[C_SLOTS] = {0}, last = 0;
     cufort_worker *w = NULL;
     int st = CUFORT_SUCCESS;
-    if (j->mt * j->nt > lag && (j->host_beta || !cufort_gemm_pinned(j, j->C, j->m, j->n, j->ldc))) {
+    if (j->mt * j->nt > lag && (j->host_beta || !cufort_held_dma(&j->c))) {
         if (!j->e->downloads)
             st = cufort_worker_start(&j->e->downloads);
         w = j->e->downloads;

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "gemm_engine.h"
+#include "held_array.h"
 
 /* Row and column panels of one call on one device, at most; C tiles in flight when resident */
 enum { CUFORT_GEMM_MAX_PANELS = 64, CUFORT_GEMM_C_SLOTS = 4 };
@@ -44,8 +45,10 @@ typedef struct {
     char *C;
     size_t es;
     int c_in;                    /* beta != 0: C is read */
-    int host_beta;               /* C pageable, beta != 0, A op(B) not empty: beta C added on the host */
-    int pinned;                  /* A, B and C all pinned */
+    int host_beta;               /* beta != 0, A op(B) not empty, C pageable or large: beta C
+                                    added on the host */
+    int pinned;                  /* A, B and C all reached by DMA as they lie */
+    cufort_held_array a, b, c;   /* A, B, C: pinned, or held by the pin cache for the call */
     /* the plan (gemm_engine.c) */
     int64_t mb, nb, kb, mt, nt, kt;
     int na, nbs, nc, resident, next_a, next_b;
@@ -98,8 +101,6 @@ size_t cufort_gemm_slot_bytes(const cufort_gemm_job *j, char which);
 int cufort_gemm_run_here(cufort_gemm_job *j, cufort_gemm_plan_info *info);
 /* C's column-panel width on one device: the tile width of the job's plan */
 int64_t cufort_gemm_panel_width(const cufort_gemm_job *j);
-/* `rows` x `cols` elements at p, ld apart, are pinned */
-int cufort_gemm_pinned(const cufort_gemm_job *j, const void *p, int64_t rows, int64_t cols, int64_t ld);
 /* keeps *info as this thread's last plan (cufort_thunk_gemm_last_plan) */
 void cufort_gemm_keep_plan(const cufort_gemm_plan_info *info);
 

@@ -137,21 +137,34 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
              .ops = cufort_ops()};
     if (!C || (j.kt && (!A || !B)))
         return cufort_null_arg(routine, "a host array");
-    int c_pinned = cufort_gemm_pinned(&j, C, m, n, ldc);
-    j.pinned = c_pinned && (!j.kt || (cufort_gemm_pinned(&j, A, ar, ac, lda) &&
-                                      cufort_gemm_pinned(&j, B, br, bc, ldb)));
-    /* beta C added on the host (gemm_engine.c) for a pageable C, and for a pinned one of
+    /* A, B and C offered whole to the pin cache (held_array.h) */
+    if (j.kt) {
+        cufort_held_offer(&j.a, A, ar, ac, lda, (size_t)es);
+        cufort_held_offer(&j.b, B, br, bc, ldb, (size_t)es);
+    }
+    /* beta C added on the host (gemm_engine.c) for a C that DMA does not reach, and for one of
      * PINNED_ONTO_BETA bytes or more: its upload would share the way up with A and B, which bounds
      * the call, while the way down has room.  A smaller pinned C goes up: the host's adding would
      * lengthen the last download, which then bounds the call (docs/performance.md).
-     * CUFORT_GEMM_HOST_BETA=0: C goes up and the GPU adds beta C; =1: any pinned C stays. */
+     * CUFORT_GEMM_HOST_BETA=0: C goes up and the GPU adds beta C; =1: any C stays.  A C whose
+     * beta C is added on the host is never a DMA target, so it is not offered. */
     const char *hb = getenv("CUFORT_GEMM_HOST_BETA");
+    int onto_beta = j.c_in && j.kt && !(hb && *hb == '0');
     int big_c = (double)m * (double)n * (double)es >= PINNED_ONTO_BETA;
-    j.host_beta = j.c_in && j.kt && !(hb && *hb == '0') && (!c_pinned || big_c || (hb && *hb == '1'));
+    if (onto_beta && (big_c || (hb && *hb == '1')))
+        j.c = (cufort_held_array){.p = C, .ld = ldc};
+    else
+        cufort_held_offer(&j.c, C, m, n, ldc, (size_t)es);
+    j.host_beta = onto_beta && (big_c || (hb && *hb == '1') || !cufort_held_dma(&j.c));
+    j.pinned = (j.host_beta || cufort_held_dma(&j.c)) &&
+               (!j.kt || (cufort_held_dma(&j.a) && cufort_held_dma(&j.b)));
     int devs[CUFORT_MAX_DEVICES], n_dev = 1;
     int64_t width = 0;
     cufort_gemm_plan_info info;
     if (!(st = spread(&j, devs, &n_dev, &width)))
         st = n_dev > 1 ? run_spread(&j, devs, n_dev, width) : cufort_gemm_run_here(&j, &info);
+    cufort_held_release(&j.a);   /* every device's streams are synchronised by now */
+    cufort_held_release(&j.b);
+    cufort_held_release(&j.c);
     return cufort_in(routine, st);
 }

@@ -319,7 +319,7 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
     int onto_beta = sym && c->beta != 0 && onto_beta_allowed();
     if (onto_beta && (double)rows * (double)cols * (double)cufort_prec_size(c->prec) >= ONTO_BETA_BYTES) {
         j.host_beta = 1;   /* no DMA reaches C: not offered to the pin cache */
-        j.out = (cufort_l3_operand){.p = c->C, .ld = c->ldc};
+        j.out = (cufort_held_array){.p = c->C, .ld = c->ldc};
     } else {
         cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
         j.host_beta = onto_beta && j.out.hi == j.out.lo;

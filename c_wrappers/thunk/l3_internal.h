@@ -8,21 +8,12 @@
 
 #include <complex.h>
 
+#include "held_array.h"
 #include "l3_engine.h"
 
 enum { L3_SLOTS = 3, L3_BLOCK_EVENTS = 64 };
 /* a slot's events: its upload is done; its compute is done; its download is done */
 enum { L3_READY, L3_COMPUTED, L3_DONE, L3_EVENTS };
-
-/* one host array of the call, and the part of it the DMA engines reach as it lies (pinned by
- * the program, or held whole by the pin cache until the call ends) */
-typedef struct {
-    const char *p;
-    int64_t ld;
-    uintptr_t lo, hi;
-    uint64_t pin;
-    int cached;
-} cufort_l3_operand;
 
 /* one call on the device: this thread's streams (h2d, comp, d2h) and events, its operands, and
  * the device memory the pipeline carved */
@@ -34,7 +25,7 @@ typedef struct {
     cufort_event *ev[L3_SLOTS];         /* L3_EVENTS each */
     cufort_event resident;
     cufort_event *blk;                  /* L3_BLOCK_EVENTS, made by cufort_l3_block_events */
-    cufort_l3_operand a, b, out;        /* out: B of TRSM/TRMM, C otherwise */
+    cufort_held_array a, b, out;        /* out: B of TRSM/TRMM, C otherwise */
     int64_t w;                          /* rows or columns of a panel or block */
     int host_beta;                      /* SYMM/HEMM, beta != 0: C stays on the host, beta C is
                                            added as the product comes back */
@@ -45,9 +36,9 @@ typedef struct {
  * pageable block not packed on the device goes through tmp); the wait for all that also hands
  * the operands' pins back */
 int cufort_l3_begin(cufort_l3_job *j);
-void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int64_t rows,
+void cufort_l3_offer(cufort_l3_job *j, cufort_held_array *o, const void *p, int64_t rows,
                      int64_t cols, int64_t ld);
-int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c, int64_t rows,
+int cufort_l3_put(cufort_l3_job *j, const cufort_held_array *o, int64_t r, int64_t c, int64_t rows,
                   int64_t cols, char *dev, int64_t dld, char *tmp);
 int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t cols,
                   const char *dev, int64_t dld, char *tmp);

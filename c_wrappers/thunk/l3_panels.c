@@ -105,7 +105,7 @@ static int upload_triangle(panels *p)
     return st ? st : j->ops->event_record(j->resident, j->h2d);
 }
 
-static int upload_rows(panels *p, const cufort_l3_operand *o, char *dev, int64_t c0, int64_t cols)
+static int upload_rows(panels *p, const cufort_held_array *o, char *dev, int64_t c0, int64_t cols)
 {
     cufort_l3_job *j = p->j;
     if (NOTR(j->c->trans))

@@ -1,14 +1,12 @@
 /* l3_transfer.c — one Level-3 engine call's streams and copies (l3_internal.h).
  *
- * Host arrays the program pinned, or that the pin cache holds whole, go to the DMA engines as
- * they lie; the others go through staging.  Each operand is offered to the pin cache whole, once
- * per call (the staging is told not to offer its parts, which would compete with it), so that a
- * program repeating a call on the same arrays gets them pinned. */
+ * Host arrays the program pinned, or that the pin cache holds whole (held_array.h), go to the DMA
+ * engines as they lie; the others go through staging, which is told not to offer their parts to
+ * the pin cache. */
 #include <stdlib.h>
 
 #include "beta_add.h"
 #include "l3_internal.h"
-#include "pin_cache.h"
 #include "scratch.h"
 #include "stage_trace.h"
 #include "staging.h"
@@ -79,104 +77,33 @@ int cufort_l3_block_events(cufort_l3_job *j, int count)
     return count <= L3_BLOCK_EVENTS ? cufort_thunk_events(j->blk, count) : CUFORT_INTERNAL_ERROR;
 }
 
-void cufort_l3_offer(cufort_l3_job *j, cufort_l3_operand *o, const void *p, int64_t rows,
+void cufort_l3_offer(cufort_l3_job *j, cufort_held_array *o, const void *p, int64_t rows,
                      int64_t cols, int64_t ld)
 {
-    *o = (cufort_l3_operand){.p = p, .ld = ld};
-    if (!p || rows <= 0 || cols <= 0)
-        return;
-    size_t span = (size_t)cufort_extent_mat(rows, cols, ld) * j->es;
-    if (cufort_host_pinned(p, span)) {
-        o->lo = (uintptr_t)p;
-        o->hi = o->lo + span;
-    } else {
-        o->cached = cufort_pin_cache_offer(p, span, &o->lo, &o->hi, &o->pin);
-    }
+    cufort_held_offer(o, p, rows, cols, ld, j->es);
 }
 
 static void release(cufort_l3_job *j)
 {
-    cufort_l3_operand *held[] = {&j->a, &j->b, &j->out};
-    for (int i = 0; i < 3; i++)
-        if (held[i]->cached) {
-            cufort_pin_cache_done(held[i]->pin);
-            held[i]->cached = 0;
-        }
+    cufort_held_release(&j->a);
+    cufort_held_release(&j->b);
+    cufort_held_release(&j->out);
 }
 
-static const char *at(const cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c)
+static const char *at(const cufort_l3_job *j, const cufort_held_array *o, int64_t r, int64_t c)
 {
     return o->p + (size_t)(r + c * o->ld) * j->es;
 }
 
-/* The columns [*first, *last) of a block (cols columns of w bytes, hp apart from h) that lie in
- * the operand's pinned range, none when *first == *last.  The pin cache holds an array's whole
- * pages only, so the blocks at an array's start and end have columns partly outside it. */
-static void dma_columns(const cufort_l3_operand *o, const char *h, size_t hp, size_t w,
-                        int64_t cols, int64_t *first, int64_t *last)
-{
-    uintptr_t a = (uintptr_t)h;
-    *first = *last = 0;
-    if (a + w > o->hi)
-        return;
-    int64_t f = a >= o->lo ? 0 : (int64_t)((o->lo - a + hp - 1) / hp);
-    int64_t l = (int64_t)((o->hi - a - w) / hp) + 1;
-    if (l > cols)
-        l = cols;
-    if (f < l)
-        *first = f, *last = l;
-}
-
-/* One column partly or wholly outside the pin: its part inside by DMA, the parts outside (in the
- * array's partial first or last page) as small pageable copies.  No copy may start inside a pin
- * and run past its end: the driver refuses those. */
-static int column_pieces(const cufort_l3_job *j, const cufort_l3_operand *o, char *host, char *dev,
-                         size_t w, cufort_copy_kind kind, cufort_stream s)
-{
-    uintptr_t a = (uintptr_t)host, e = a + w;
-    uintptr_t in0 = a > o->lo ? a : o->lo, in1 = e < o->hi ? e : o->hi;
-    if (in0 >= in1)
-        in0 = in1 = e;
-    size_t at[3] = {0, in0 - a, in1 - a}, size[3] = {in0 - a, in1 - in0, e - in1};
-    int st = CUFORT_SUCCESS, up = kind == CUFORT_H2D;
-    for (int k = 0; k < 3 && !st; k++) {
-        char *d = dev + at[k], *h = host + at[k];
-        if (size[k])
-            st = j->ops->copy2d(up ? d : h, size[k], up ? h : d, size[k], size[k], 1, kind, s, 1);
-    }
-    return st;
-}
-
-/* a block of an operand the pin cache holds: the columns inside the pin by one DMA, the others
- * in pieces */
-static int pinned_block(const cufort_l3_job *j, const cufort_l3_operand *o, char *host, size_t hp,
-                        char *dev, size_t dp, size_t w, int64_t cols, cufort_copy_kind kind,
-                        cufort_stream s)
-{
-    int64_t f, l;
-    dma_columns(o, host, hp, w, cols, &f, &l);
-    int st = CUFORT_SUCCESS, up = kind == CUFORT_H2D;
-    for (int64_t c = 0; c < f && !st; c++)
-        st = column_pieces(j, o, host + (size_t)c * hp, dev + (size_t)c * dp, w, kind, s);
-    for (int64_t c = l; c < cols && !st; c++)
-        st = column_pieces(j, o, host + (size_t)c * hp, dev + (size_t)c * dp, w, kind, s);
-    if (!st && l > f) {
-        char *h = host + (size_t)f * hp, *d = dev + (size_t)f * dp;
-        st = j->ops->copy2d(up ? d : h, up ? dp : hp, up ? h : d, up ? hp : dp, w, (size_t)(l - f),
-                            kind, s, 1);
-    }
-    return st;
-}
-
-int cufort_l3_put(cufort_l3_job *j, const cufort_l3_operand *o, int64_t r, int64_t c, int64_t rows,
+int cufort_l3_put(cufort_l3_job *j, const cufort_held_array *o, int64_t r, int64_t c, int64_t rows,
                   int64_t cols, char *dev, int64_t dld, char *tmp)
 {
     if (rows <= 0 || cols <= 0)
         return CUFORT_SUCCESS;
     const char *h = at(j, o, r, c);
     size_t w = (size_t)rows * j->es, hp = (size_t)o->ld * j->es, dp = (size_t)dld * j->es;
-    if (o->hi > o->lo)
-        return pinned_block(j, o, (char *)h, hp, dev, dp, w, cols, CUFORT_H2D, j->h2d);
+    if (cufort_held_dma(o))
+        return cufort_held_copy(o, (char *)h, hp, dev, dp, w, cols, CUFORT_H2D, j->h2d);
     if (dld == rows)
         return cufort_stage_to_device_unoffered(j->h2d, dev, h, hp, w, (size_t)cols);
     int st = cufort_stage_to_device_unoffered(j->h2d, tmp, h, hp, w, (size_t)cols);
@@ -190,8 +117,8 @@ int cufort_l3_get(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows, int64_t 
         return CUFORT_SUCCESS;
     char *h = (char *)at(j, &j->out, r, c);
     size_t w = (size_t)rows * j->es, hp = (size_t)j->out.ld * j->es, dp = (size_t)dld * j->es;
-    if (j->out.hi > j->out.lo)
-        return pinned_block(j, &j->out, h, hp, (char *)dev, dp, w, cols, CUFORT_D2H, j->d2h);
+    if (cufort_held_dma(&j->out))
+        return cufort_held_copy(&j->out, h, hp, (char *)dev, dp, w, cols, CUFORT_D2H, j->d2h);
     if (dld != rows) {   /* packed on the device first */
         int st = j->ops->copy2d(tmp, w, dev, dp, w, (size_t)cols, CUFORT_D2D, j->d2h, 1);
         if (st)
