@@ -360,8 +360,9 @@ static void transforms(void)
     }
 }
 
-/* the GEMM engine on a 34 MiB A used again and again: whatever the cache takes of its panels, every
- * call's C is the first call's, and right against a double-precision reference */
+/* the GEMM engine on a 34 MiB A used again and again, held whole once the cache pins it (B and C
+ * are too small to be cached): every call's C is the first call's, and right against a
+ * double-precision reference */
 static void gemm_panels(void)
 {
     fresh();
@@ -447,7 +448,7 @@ static void gemm_held(int host_beta, int want_pins, const char *what)
     int pins = pinned_arrays(NULL);
     unsetenv("CUFORT_GEMM_HOST_BETA");
     CHECK(!failed && differ == 0 && worst < 1e-13 && pins == want_pins, what,
-          "failed %d (%s), %d columns differ, worst relative error %.3g, %d arrays pinned (want %d)",
+          "failed %d (%s), %d columns differ, worst relative error %.3g, %d pinned (want %d)",
           failed, cufort_last_error(), differ, worst, pins, want_pins);
     free(a);
     free(b);
@@ -598,8 +599,8 @@ int main(void)
     recently_used();
     transforms();
     gemm_panels();
-    gemm_held(0, 3, "gemm engine: five DGEMMs, A, B and C held from the third, every result right");
-    gemm_held(1, 2, "gemm engine: five DGEMMs, A and B held, beta C added on the host, every result right");
+    gemm_held(0, 3, "gemm engine: five DGEMMs, A, B and C held from the third, all right");
+    gemm_held(1, 2, "gemm engine: five DGEMMs, A and B held, beta C on the host, all right");
     l3_partial_pages();
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");

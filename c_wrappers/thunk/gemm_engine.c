@@ -18,13 +18,14 @@
  * A's panels each and copy the rest from one another (gemm_share.c).
  *
  * Pinned host arrays (cufort_host_alloc / cufort_host_register, or held by the pin cache for the
- * call: held_array.h) are copied by the DMA engines directly and the loop only queues work.  Pageable arrays go through staging.c, whose host threads
- * pack each block into pinned memory; the loop downloads tile t-2 after queuing tile t, so the
- * host's copies (the bottleneck on pageable memory) run back to back.
+ * call: held_array.h) are copied by the DMA engines directly and the loop only queues work.
+ * Pageable arrays go through staging.c, whose host threads pack each block into pinned memory;
+ * the loop downloads tile t-2 after queuing tile t, so the host's copies (the bottleneck on
+ * pageable memory) run back to back.
  *
- * A pageable C (or a large one) is never uploaded: the GPU computes alpha op(A) op(B) alone and the download adds
- * beta C on the host as it unpacks (host_beta).  The host reads and writes C once either way, but
- * a third of a square GEMM's pageable uploads, and their staging, are gone. */
+ * A pageable C, or a large one, is never uploaded: the GPU computes alpha op(A) op(B) alone and
+ * the download adds beta C on the host as it unpacks (host_beta).  The host reads and writes C
+ * once either way, but a third of a square GEMM's uploads, and their staging, are gone. */
 #include <complex.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -230,16 +231,18 @@ static int download(job *j, c_slot *c)
 static int upload_a(job *j, slot *s, int64_t row, int64_t k0, int64_t depth)
 {
     int64_t r0 = row * j->mb, rows = rows_of(j, row), ld = j->lda;
-    return NOTR(j->ta) ? upload(j, &j->a, s->dev, j->A + (size_t)(r0 + k0 * ld) * j->es, rows, depth)
-                       : upload(j, &j->a, s->dev, j->A + (size_t)(k0 + r0 * ld) * j->es, depth, rows);
+    const char *at = j->A + (size_t)(NOTR(j->ta) ? r0 + k0 * ld : k0 + r0 * ld) * j->es;
+    return NOTR(j->ta) ? upload(j, &j->a, s->dev, at, rows, depth)
+                       : upload(j, &j->a, s->dev, at, depth, rows);
 }
 
 /* B's block (column panel `col`, k from k0, depth deep), from the host */
 static int upload_b(job *j, slot *s, int64_t col, int64_t k0, int64_t depth)
 {
     int64_t c0 = col * j->nb, cols = cols_of(j, col), ld = j->ldb;
-    return NOTR(j->tb) ? upload(j, &j->b, s->dev, j->B + (size_t)(k0 + c0 * ld) * j->es, depth, cols)
-                       : upload(j, &j->b, s->dev, j->B + (size_t)(c0 + k0 * ld) * j->es, cols, depth);
+    const char *at = j->B + (size_t)(NOTR(j->tb) ? k0 + c0 * ld : c0 + k0 * ld) * j->es;
+    return NOTR(j->tb) ? upload(j, &j->b, s->dev, at, depth, cols)
+                       : upload(j, &j->b, s->dev, at, cols, depth);
 }
 
 /* A's whole row panel `row` (a resident plan) copied from the device that offered it; the backend's

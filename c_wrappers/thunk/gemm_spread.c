@@ -146,8 +146,8 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
      * PINNED_ONTO_BETA bytes or more: its upload would share the way up with A and B, which bounds
      * the call, while the way down has room.  A smaller pinned C goes up: the host's adding would
      * lengthen the last download, which then bounds the call (docs/performance.md).
-     * CUFORT_GEMM_HOST_BETA=0: C goes up and the GPU adds beta C; =1: any C stays.  A C whose
-     * beta C is added on the host is never a DMA target, so it is not offered. */
+     * CUFORT_GEMM_HOST_BETA=0: C goes up and the GPU adds beta C; =1: any C stays.  A C that
+     * stays whatever its pinning (its size, or =1) is not offered: no DMA would reach it. */
     const char *hb = getenv("CUFORT_GEMM_HOST_BETA");
     int onto_beta = j.c_in && j.kt && !(hb && *hb == '0');
     int big_c = (double)m * (double)n * (double)es >= PINNED_ONTO_BETA;
