@@ -21,8 +21,12 @@ static int is_zero(char prec, const void *x)
     }
 }
 
+enum { PANELS_EACH = 4 };   /* 3 and 5 measured slower (docs/performance.md) */
+
 /* How many devices the call takes (*n; devs: which), and the width of the column panels they
- * share: the one-device tile width, narrowed so that each device has three panels to take. */
+ * share: the one-device tile width, narrowed so that each device has PANELS_EACH panels to take.
+ * Narrower panels shorten a device's start (its first panel of B) and its end (its last panel's
+ * GEMMs, which nothing overlaps but their own downloads); A, resident, crosses once either way. */
 static int spread(const job *j, int *devs, int *n, int64_t *width)
 {
     double m = (double)j->m, n_ = (double)j->n, k = (double)(j->kt ? j->k : 0);
@@ -30,7 +34,7 @@ static int spread(const job *j, int *devs, int *n, int64_t *width)
                                    j->pinned, j->n, devs, n);
     if (st || *n < 2)
         return st;
-    *width = IMAX(1, min64(cufort_gemm_panel_width(j), cdiv(j->n, 3 * (int64_t)*n)));
+    *width = IMAX(1, min64(cufort_gemm_panel_width(j), cdiv(j->n, PANELS_EACH * (int64_t)*n)));
     *n = (int)min64(*n, cdiv(j->n, *width));
     return CUFORT_SUCCESS;
 }
