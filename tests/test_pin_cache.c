@@ -7,6 +7,8 @@
 #define _GNU_SOURCE
 #include <complex.h>
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -457,6 +459,99 @@ static void gemm_held(int host_beta, int want_pins, const char *what)
     free(held);
 }
 
+static void hung(int sig)
+{
+    (void)sig;
+    static const char msg[] = "FAIL pin_cache straddle: a call did not return in 120 s\n";
+    if (write(1, msg, sizeof msg - 1) < 0)
+        _exit(2);
+    _exit(1);
+}
+
+/* A and B in one workspace: B's small block starts inside A's pinned span and runs past its end,
+ * which the driver refuses as one copy, while the call holds A's pin.  The copy must go another way
+ * (not wait for a pin its own call holds), and every call be right. */
+static void gemm_straddle(void)
+{
+    fresh();
+    int64_t ld = 10000, m = 4000, k = 1100, n = 7;
+    double *w = malloc((size_t)(ld * 1200) * 8), *c0 = malloc((size_t)(m * n) * 8);
+    double *c = malloc((size_t)(m * n) * 8);
+    for (int64_t i = 0; i < ld * 1200; i++)
+        w[i] = ck_randd() - 0.5;
+    for (int64_t i = 0; i < m * n; i++)
+        c0[i] = ck_randd() - 0.5;
+    const double *a = w, *b = w + m + (k - 6) * ld;   /* B: rows m+1.., columns k-5..k+1 */
+    signal(SIGALRM, hung);
+    alarm(120);
+    int failed = 0;
+    double worst = 0;
+    for (int call = 0; call < 5 && !failed; call++) {
+        memcpy(c, c0, (size_t)(m * n) * 8);
+        failed = cufort_dgemm_host('N', 'N', m, n, k, 1.0, a, ld, b, ld, 0.5, c, m) != 0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i += 37) {
+                double ref = 0.5 * c0[i + j * m], mag = fabs(ref);
+                for (int64_t l = 0; l < k; l++) {
+                    ref += a[i + l * ld] * b[l + j * ld];
+                    mag += fabs(a[i + l * ld] * b[l + j * ld]);
+                }
+                worst = fmax(worst, fabs(c[i + j * m] - ref) / (mag + 1e-300));
+            }
+    }
+    alarm(0);
+    int pins = pinned_arrays(NULL);
+    CHECK(!failed && worst < 1e-13 && pins == 1,
+          "gemm engine: B straddling the end of A's held pin, five calls return and are right",
+          "failed %d (%s), worst relative error %.3g, %d pinned", failed, cufort_last_error(),
+          worst, pins);
+    free(w);
+    free(c0);
+    free(c);
+}
+
+/* the same for the Level-3 engine: a DTRMM whose small B lies below A in one workspace, starting
+ * inside A's held pin and running past its end */
+static void l3_straddle(void)
+{
+    fresh();
+    setenv("CUFORT_L3_WHOLE_BYTES", "0", 1);   /* the engine's pipeline, not the whole-array path */
+    int64_t ld = 10000, n = 2100, nrhs = 3;
+    double *w = malloc((size_t)(ld * (n + 2)) * 8), *b0 = malloc((size_t)(n * nrhs) * 8);
+    for (int64_t i = 0; i < ld * (n + 2); i++)
+        w[i] = ck_randd() - 0.5;
+    for (int64_t i = 0; i < n * nrhs; i++)
+        b0[i] = ck_randd() - 0.5;
+    double *a = w, *b = w + n + (n - 2) * ld;   /* B: rows n+1..2n, columns n-1..n+1 */
+    signal(SIGALRM, hung);
+    alarm(120);
+    int failed = 0;
+    double worst = 0;
+    for (int call = 0; call < 5 && !failed; call++) {
+        for (int64_t j = 0; j < nrhs; j++)
+            memcpy(b + j * ld, b0 + j * n, (size_t)n * 8);
+        failed = cufort_dtrmm_host('L', 'U', 'N', 'N', n, nrhs, 1.5, a, ld, b, ld) != 0;
+        for (int64_t j = 0; j < nrhs; j++)
+            for (int64_t i = 0; i < n; i += 29) {
+                double ref = 0, mag = 0;
+                for (int64_t l = i; l < n; l++) {
+                    ref += 1.5 * a[i + l * ld] * b0[l + j * n];
+                    mag += fabs(1.5 * a[i + l * ld] * b0[l + j * n]);
+                }
+                worst = fmax(worst, fabs(b[i + j * ld] - ref) / (mag + 1e-300));
+            }
+    }
+    alarm(0);
+    unsetenv("CUFORT_L3_WHOLE_BYTES");
+    int pins = pinned_arrays(NULL);
+    CHECK(!failed && worst < 1e-13 && pins == 1,
+          "l3 engine: B straddling the end of A's held pin, five calls return and are right",
+          "failed %d (%s), worst relative error %.3g, %d pinned", failed, cufort_last_error(),
+          worst, pins);
+    free(w);
+    free(b0);
+}
+
 /* a Level-3 engine call repeated on arrays the cache pins: the blocks touching an array's partial
  * first and last pages go partly by DMA and partly through staging, and give what the first call
  * (all staged) gave, and the right product */
@@ -601,6 +696,8 @@ int main(void)
     gemm_panels();
     gemm_held(0, 3, "gemm engine: five DGEMMs, A, B and C held from the third, all right");
     gemm_held(1, 2, "gemm engine: five DGEMMs, A and B held, beta C on the host, all right");
+    gemm_straddle();
+    l3_straddle();
     l3_partial_pages();
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");

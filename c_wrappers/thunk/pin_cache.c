@@ -398,6 +398,12 @@ static void drop_idle(int k)
         drop(i);
 }
 
+/* a pin that a copy of [start, end) would start inside and run past the end of */
+static int straddled(const entry *e, uintptr_t start, uintptr_t end)
+{
+    return e->state == PINNED && e->start <= start && start < e->end && end > e->end;
+}
+
 void cufort_pin_cache_clear_way(const void *p, size_t bytes)
 {
     if (!__atomic_load_n(&pins, __ATOMIC_RELAXED))
@@ -405,12 +411,29 @@ void cufort_pin_cache_clear_way(const void *p, size_t bytes)
     uintptr_t start = (uintptr_t)p, end = start + bytes;
     pthread_mutex_lock(&lock);
     for (int k = entries - 1; k >= 0; k--)
-        if (table[k].state == PINNED && table[k].start <= start && start < table[k].end &&
-            end > table[k].end) {
+        if (straddled(&table[k], start, end)) {
             drop_idle(k);
             k = entries;   /* look again */
         }
     pthread_mutex_unlock(&lock);
+}
+
+int cufort_pin_cache_try_clear_way(const void *p, size_t bytes)
+{
+    if (!__atomic_load_n(&pins, __ATOMIC_RELAXED))
+        return 1;
+    uintptr_t start = (uintptr_t)p, end = start + bytes;
+    int clear = 1;
+    pthread_mutex_lock(&lock);
+    for (int k = entries - 1; k >= 0; k--)
+        if (straddled(&table[k], start, end)) {
+            if (table[k].users > 0)
+                clear = 0;
+            else
+                drop(k);
+        }
+    pthread_mutex_unlock(&lock);
+    return clear;
 }
 
 void cufort_pin_cache_settle(void)

@@ -23,8 +23,11 @@ int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t
 void cufort_pin_cache_done(uint64_t id);
 int cufort_pin_cache_holds(const void *p, size_t bytes);
 /* before a plain copy of [p, p + bytes): the driver refuses a copy that starts inside a pinned
- * range and runs past its end, so such a pin is dropped first */
+ * range and runs past its end, so such a pin is dropped first, once no copy uses it.  The try form
+ * waits for nobody: 0 when such a pin is in use (a thunked call holds it, maybe the caller's own),
+ * and the copy must then go another way. */
 void cufort_pin_cache_clear_way(const void *p, size_t bytes);
+int cufort_pin_cache_try_clear_way(const void *p, size_t bytes);
 /* returns once the watcher has released the pins of ranges the program unmapped so far: free()
  * returns when the watcher has read the unmapping, the driver forgets the pin only after it */
 void cufort_pin_cache_settle(void);

@@ -312,10 +312,14 @@ static int queue_dma(stage *st, int i, cufort_stream s, void *dst, const void *s
     return rc;
 }
 
-/* small arrays and pinned ones go to the DMA engine as they are */
+/* Small arrays and pinned ones go to the DMA engine as they are; but not a small one that starts
+ * inside a pin of the cache and runs past its end (the driver refuses such a copy) while a call,
+ * maybe this thread's own, holds that pin: it is staged instead. */
 static int direct(const void *host, size_t hpitch, size_t width, size_t cols)
 {
-    return width * cols < PIPELINE_MIN || cufort_host_pinned(host, hpitch * (cols - 1) + width);
+    size_t extent = hpitch * (cols - 1) + width;
+    return cufort_host_pinned(host, extent) ||
+           (width * cols < PIPELINE_MIN && cufort_pin_cache_try_clear_way(host, extent));
 }
 
 /* An upload is not waited for: from pageable memory the driver has copied the array out before
@@ -324,8 +328,6 @@ static int direct_copy(cufort_stream s, void *dst, size_t dpitch, const void *sr
                        size_t width, size_t cols, cufort_copy_kind kind)
 {
     const cufort_backend_ops *ops = cufort_ops();
-    size_t pitch = kind == CUFORT_H2D ? spitch : dpitch;
-    cufort_pin_cache_clear_way(kind == CUFORT_H2D ? src : dst, pitch * (cols - 1) + width);
     TRACE_HOST('D', width * cols, kind);
     int rc = ops->copy2d(dst, dpitch, src, spitch, width, cols, kind, s, 1);
     TRACE_GPU(s, 'd', width * cols, kind);
