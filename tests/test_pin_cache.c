@@ -662,6 +662,50 @@ static int churn_body(int id, char *err, size_t errlen)
     return thread_body(id, err, errlen);
 }
 
+/* threads: SGEMMs that all read one shared A (37 MB, held by several calls at once once pinned),
+ * each thread with its own B and C; with `churn`, thread 0 turns the cache off and on meanwhile */
+enum { SHARED_M = 4096, SHARED_K = 2304, SHARED_N = 4 };
+static float *shared_a;
+
+static int shared_gemms(int id, int churn, char *err, size_t errlen)
+{
+    if (churn && id == 0)
+        return churn_body(0, err, errlen);
+    int64_t m = SHARED_M, k = SHARED_K, n = SHARED_N;
+    float *b = malloc((size_t)(k * n) * 4), *c = malloc((size_t)(m * n) * 4);
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = (float)((i * 7 + id * 13) % 17) / 17.0f - 0.5f;
+    int fails = 0;
+    for (int call = 0; call < 6; call++) {
+        for (int64_t i = 0; i < m * n; i++)
+            c[i] = NAN;
+        int st = cufort_sgemm_host('N', 'N', m, n, k, 1.0f, shared_a, m, b, k, 0.0f, c, m);
+        double worst = 0;
+        for (int64_t j = 0; j < n && !st; j++)
+            for (int64_t i = id; i < m; i += 61) {
+                double ref = 0, mag = 0;
+                for (int64_t l = 0; l < k; l++) {
+                    ref += (double)shared_a[i + l * m] * b[l + j * k];
+                    mag += fabs((double)shared_a[i + l * m] * b[l + j * k]);
+                }
+                double e = fabs(c[i + j * m] - ref) / (mag + 1e-30);
+                worst = e == e ? fmax(worst, e) : 1;
+            }
+        if ((st || worst > 1e-5) && fails++ == 0)
+            snprintf(err, errlen, "call %d: status %d (%s), worst relative error %.3g", call, st,
+                     cufort_last_error(), worst);
+    }
+    free(b);
+    free(c);
+    return fails;
+}
+
+static int shared_body(int id, char *err, size_t errlen) { return shared_gemms(id, 0, err, errlen); }
+static int shared_churn_body(int id, char *err, size_t errlen)
+{
+    return shared_gemms(id, 1, err, errlen);
+}
+
 int main(void)
 {
     setenv("CUFORT_STAGING_THREADS", "3", 0);
@@ -702,6 +746,15 @@ int main(void)
     forked();
     ck_threads(4, thread_body, "own arrays, one remapped between calls");
     ck_threads(4, churn_body, "own arrays while another thread turns the cache off and on");
+    fresh();
+    shared_a = malloc((size_t)SHARED_M * SHARED_K * 4);
+    for (int64_t i = 0; i < (int64_t)SHARED_M * SHARED_K; i++)
+        shared_a[i] = (float)ck_randd() - 0.5f;
+    ck_threads(4, shared_body, "gemm engine: one A held by four threads' calls at once");
+    CHECK(pinned_arrays(NULL) == 1, "gemm engine: the shared A pinned", "%d pinned",
+          pinned_arrays(NULL));
+    ck_threads(4, shared_churn_body, "gemm engine: a shared A while another thread churns the cache");
+    free(shared_a);
     /* pins go with the context */
     fresh();
     float *x = malloc(40 * MIB);
