@@ -362,6 +362,7 @@ static void spread_checks(void)
     setenv("CUFORT_MULTI_GPU_MIN_FLOPS", "1", 1);
     setenv("CUFORT_MULTI_GPU_MIN_INTENSITY", "0", 1);
     cufort_gemm_plan_info info;
+    int shared = 0;   /* runs where A passed between devices */
     for (int d = 2; d <= count && d <= 4; d++) {
         char list[32] = "", *at = list;
         for (int i = 0; i < d; i++)
@@ -378,16 +379,17 @@ static void spread_checks(void)
         CHECK(info.devices == d && panels == (97 + width - 1) / width,
               ckf("%d devices: every column panel once", d), "devices %d, %lld panels of %lld",
               info.devices, (long long)panels, (long long)width);
-        /* B and A cross once, A then from device to device (GPUs without peer access: A from
-         * the host to each); C comes back once */
+        /* B crosses once and C comes back once; each device that works gets A once, from the
+         * host or from another device (from the host whenever the device that uploaded a panel
+         * has finished and left before another needs it, which timing decides) */
         size_t a = (size_t)70 * 45 * 8, b = (size_t)45 * 97 * 8, cb = (size_t)70 * 97 * 8;
-        int host = !strcmp(cufort_backend_name(), "host");
-        size_t peer = host ? (size_t)(busy - 1) * a : info.bytes_peer;
+        shared += info.bytes_peer > 0;
         CHECK(info.bytes_in + info.bytes_peer == b + (size_t)busy * a && info.bytes_out == cb &&
-                  info.bytes_peer == peer,
-              ckf("%d devices: B and A once from the host, A on to each device", d),
-              "moved %zu + %zu, %zu between devices; want %zu + %zu, %zu", info.bytes_in,
-              info.bytes_out, info.bytes_peer, b + (size_t)busy * a - peer, cb, peer);
+                  info.bytes_peer <= (size_t)(busy - 1) * a && info.bytes_in >= b + a,
+              ckf("%d devices: B once, A once to each device, C back once", d),
+              "moved %zu + %zu, %zu between devices; want %zu + %zu in all, at most %zu between",
+              info.bytes_in, info.bytes_out, info.bytes_peer, b + (size_t)busy * a, cb,
+              (size_t)(busy - 1) * a);
         /* devices that cannot reach each other (simulated on the host backend): A from the
          * host to each */
         if (!strcmp(cufort_backend_name(), "host")) {
@@ -413,6 +415,8 @@ static void spread_checks(void)
               "devices %d resident %d", info.devices, info.resident);
         unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     }
+    if (!strcmp(cufort_backend_name(), "host"))   /* its devices all reach one another */
+        CHECK(shared > 0, "A passed between devices", "in none of %d runs", count - 1);
     /* pageable and under 700 flops per byte (this one: about 12): one device; pinned: spread */
     unsetenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
     setenv("CUFORT_DEVICES", "0,1", 1);
