@@ -322,7 +322,7 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
         j.out = (cufort_held_array){.p = c->C, .ld = c->ldc};
     } else {
         cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
-        j.host_beta = onto_beta && j.out.hi == j.out.lo;
+        j.host_beta = onto_beta && !cufort_held_dma(&j.out);
     }
     cufort_stream caller = cufort_swap_thread_stream(j.comp);
     st = pipeline(&j, buf);
