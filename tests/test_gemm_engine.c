@@ -390,6 +390,14 @@ static void spread_checks(void)
               "moved %zu + %zu, %zu between devices; want %zu + %zu in all, at most %zu between",
               info.bytes_in, info.bytes_out, info.bytes_peer, b + (size_t)busy * a, cb,
               (size_t)(busy - 1) * a);
+        /* pinned: each device takes the rows of every device's block in turn (five rows of 16) */
+        c.pinned = 1;
+        check_case(&c, ckf("%d devices, pinned", d));
+        cufort_thunk_gemm_last_plan(&info);
+        CHECK(info.devices == d && info.resident && info.mb == 16,
+              ckf("%d devices, pinned: resident rows of 16 on each", d),
+              "devices %d resident %d mb %lld", info.devices, info.resident, (long long)info.mb);
+        c.pinned = 0;
         /* devices that cannot reach each other (simulated on the host backend): A from the
          * host to each */
         if (!strcmp(cufort_backend_name(), "host")) {

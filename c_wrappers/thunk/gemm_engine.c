@@ -63,7 +63,7 @@ typedef struct {
 
 typedef struct cufort_gemm_engine {
     cufort_thread_state link;
-    cufort_stream h2d, comp, d2h;
+    cufort_stream h2d, comp, d2h, peer;   /* peer: A's panels copied from another device */
     slot a[MAX_PANELS], b[MAX_PANELS];
     c_slot c[C_SLOTS];
     cufort_worker *downloads;    /* started by the first call with pageable C and more tiles than
@@ -81,7 +81,7 @@ static void release_engine(cufort_thread_state *s)
     }
     for (int i = 0; i < C_SLOTS; i++)
         cufort_thunk_events_release(e->c[i].ev, C_EVENTS);
-    cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
+    cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h, &e->peer}, 4);
 }
 
 static cufort_thread_states engines = CUFORT_THREAD_STATES(engine, release_engine);
@@ -92,7 +92,7 @@ static int my_engine(engine **out)
     engine *e = cufort_thread_state_get(&engines, (void **)&mine);
     if (!e)
         return CUFORT_ALLOC_FAILED;
-    int st = cufort_thunk_streams((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h}, 3);
+    int st = cufort_thunk_streams((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h, &e->peer}, 4);
     if (st)
         return st;
     *out = e;
@@ -245,13 +245,16 @@ static int upload_b(job *j, slot *s, int64_t col, int64_t k0, int64_t depth)
                        : upload(j, &j->b, s->dev, at, cols, depth);
 }
 
-/* A's whole row panel `row` (a resident plan) copied from the device that offered it; the backend's
- * CUFORT_NOT_SUPPORTED when the two devices do not reach each other directly */
+/* A's whole row panel `row` (a resident plan) copied from the device that offered it, on a stream
+ * of its own: waiting there for the other device's upload holds none of this device's uploads
+ * back.  The backend's CUFORT_NOT_SUPPORTED when the two devices do not reach each other directly. */
 static int copy_a(job *j, slot *s, int64_t row, const cufort_gemm_a_panel *from)
 {
     size_t bytes = (size_t)(rows_of(j, row) * j->k) * j->es;
-    int st = j->ops->stream_wait(j->e->h2d, from->ready);
-    if (!st && !(st = j->ops->copy_peer(s->dev, from->dev, from->device, bytes, j->e->h2d)))
+    int st = s->used_recorded ? j->ops->stream_wait(j->e->peer, s->ev[USED]) : CUFORT_SUCCESS;
+    if (!st)
+        st = j->ops->stream_wait(j->e->peer, from->ready);
+    if (!st && !(st = j->ops->copy_peer(s->dev, from->dev, from->device, bytes, j->e->peer)))
         j->bytes_peer += bytes;
     return st;
 }
@@ -292,7 +295,8 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
         how = CUFORT_GEMM_A_UPLOAD;
     if (how != CUFORT_GEMM_A_COPY)
         st = which ? upload_b(j, s, col, k0, depth) : upload_a(j, s, row, k0, depth);
-    if (!st && !(st = j->ops->event_record(s->ev[READY], j->e->h2d))) {
+    cufort_stream on = how == CUFORT_GEMM_A_COPY ? j->e->peer : j->e->h2d;
+    if (!st && !(st = j->ops->event_record(s->ev[READY], on))) {
         s->row = row;
         s->col = col;
     }
@@ -374,6 +378,31 @@ static int64_t next_panel(job *j, int64_t jj)
     return next;
 }
 
+/* The order of C's rows on this device.  Spread and resident, the devices each upload one block
+ * of A's row panels and offer them (gemm_share.c), and each starts at its own block.  With A and B
+ * in DMA reach the uploads are quick, and the rows come in the order the panels reach some device:
+ * the first row of every block, then the second of every block, ...  Staged, a device's own block
+ * comes whole first: its loop would wait for the other devices' copies, and the host's staging is
+ * what the call waits for.  0: every row in order. */
+static int row_order(const job *j, int64_t order[MAX_PANELS])
+{
+    int64_t devices = j->share && j->resident ? j->share->count : 1, n = 0;
+    if (devices < 2 || j->mt > MAX_PANELS)
+        return 0;
+    if (!cufort_held_dma(&j->a) || !cufort_held_dma(&j->b)) {
+        for (int64_t r = 0, i0 = j->share_index * j->mt / devices; r < j->mt; r++)
+            order[r] = (i0 + r) % j->mt;
+        return 1;
+    }
+    for (int64_t k = 0; n < j->mt; k++)
+        for (int64_t d = 0; d < devices; d++) {
+            int64_t blk = (j->share_index + d) % devices, row = blk * j->mt / devices + k;
+            if (row < (blk + 1) * j->mt / devices)
+                order[n++] = row;
+        }
+    return 1;
+}
+
 static int run(job *j)
 {
     const int64_t lag = j->nc > 2 ? 2 : 1;
@@ -386,12 +415,11 @@ static int run(job *j)
             st = cufort_worker_start(&j->e->downloads);
         w = j->e->downloads;
     }
-    /* spread and resident, each device starts at its own rows of A, the panels it then uploads
-     * and offers to the others first */
-    int64_t i0 = j->share && j->resident ? j->share_index * j->mt / j->share->count : 0;
+    int64_t order[MAX_PANELS];
+    int ordered = row_order(j, order);
     for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = next_panel(j, jj))
         for (int64_t r = 0; r < j->mt && !st; r++) {
-            int64_t i = (i0 + r) % j->mt;
+            int64_t i = ordered ? order[r] : r;
             int s = (int)(t % j->nc);
             if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
                 break;
@@ -418,8 +446,8 @@ int cufort_gemm_run_here(job *j, cufort_gemm_plan_info *info)
     carve(j, buf);
     cufort_stream caller = cufort_swap_thread_stream(j->e->comp);
     st = run(j);
-    cufort_stream streams[] = {j->e->h2d, j->e->comp, j->e->d2h};
-    for (int i = 0; i < 3; i++) {   /* nothing may still touch the caller's arrays */
+    cufort_stream streams[] = {j->e->h2d, j->e->peer, j->e->comp, j->e->d2h};
+    for (int i = 0; i < 4; i++) {   /* nothing may still touch the caller's arrays */
         int sync = j->ops->stream_synchronize(streams[i]);
         st = st ? st : sync;
     }
