@@ -381,9 +381,9 @@ static int64_t next_panel(job *j, int64_t jj)
 /* The order of C's rows on this device.  Spread and resident, the devices each upload one block
  * of A's row panels and offer them (gemm_share.c), and each starts at its own block.  With A and B
  * in DMA reach the uploads are quick, and the rows come in the order the panels reach some device:
- * the first row of every block, then the second of every block, ...  Staged, a device's own block
- * comes whole first: its loop would wait for the other devices' copies, and the host's staging is
- * what the call waits for.  0: every row in order. */
+ * the first row of every block, then the second of every block, ...  Staged, the call waits for
+ * the host's packing whatever the order, and a device's own block comes whole first, as before the
+ * order above existed.  0: every row in order. */
 static int row_order(const job *j, int64_t order[MAX_PANELS])
 {
     int64_t devices = j->share && j->resident ? j->share->count : 1, n = 0;
