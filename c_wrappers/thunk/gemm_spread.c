@@ -153,13 +153,9 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
      * CUFORT_GEMM_HOST_BETA=0: C goes up and the GPU adds beta C; =1: any C stays.  A C that
      * stays whatever its pinning (its size, or =1) is not offered: no DMA would reach it. */
     const char *hb = getenv("CUFORT_GEMM_HOST_BETA");
-    int onto_beta = j.c_in && j.kt && !(hb && *hb == '0');
-    int big_c = (double)m * (double)n * (double)es >= PINNED_ONTO_BETA;
-    if (onto_beta && (big_c || (hb && *hb == '1')))
-        j.c = (cufort_held_array){.p = C, .ld = ldc};
-    else
-        cufort_held_offer(&j.c, C, m, n, ldc, (size_t)es);
-    j.host_beta = onto_beta && (big_c || (hb && *hb == '1') || !cufort_held_dma(&j.c));
+    int keep = (hb && *hb == '1') || (double)m * (double)n * (double)es >= PINNED_ONTO_BETA;
+    j.host_beta = cufort_held_offer_c(&j.c, C, m, n, ldc, (size_t)es,
+                                      j.c_in && j.kt && !(hb && *hb == '0'), keep);
     j.pinned = (j.host_beta || cufort_held_dma(&j.c)) &&
                (!j.kt || (cufort_held_dma(&j.a) && cufort_held_dma(&j.b)));
     int devs[CUFORT_MAX_DEVICES], n_dev = 1;

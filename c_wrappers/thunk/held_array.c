@@ -18,6 +18,17 @@ void cufort_held_offer(cufort_held_array *o, const void *p, int64_t rows, int64_
     }
 }
 
+int cufort_held_offer_c(cufort_held_array *o, const void *p, int64_t rows, int64_t cols, int64_t ld,
+                        size_t es, int onto_beta, int keep)
+{
+    if (onto_beta && keep) {
+        *o = (cufort_held_array){.p = p, .ld = ld};
+        return 1;
+    }
+    cufort_held_offer(o, p, rows, cols, ld, es);
+    return onto_beta && !cufort_held_dma(o);
+}
+
 void cufort_held_release(cufort_held_array *o)
 {
     if (o->cached) {

@@ -23,6 +23,11 @@ typedef struct {
  * cache (a sighting; held when it holds them) */
 void cufort_held_offer(cufort_held_array *o, const void *p, int64_t rows, int64_t cols, int64_t ld,
                        size_t es);
+/* C of an engine that can add beta C on the host as the product comes back (onto_beta): kept on
+ * the host unoffered when `keep` (no DMA would reach it), else offered as above.  Returns whether
+ * beta C is added on the host: onto_beta, and C kept or out of DMA's reach. */
+int cufort_held_offer_c(cufort_held_array *o, const void *p, int64_t rows, int64_t cols, int64_t ld,
+                        size_t es, int onto_beta, int keep);
 /* once nothing touches the array any more: the pin cache's hold handed back */
 void cufort_held_release(cufort_held_array *o);
 

@@ -316,14 +316,9 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
         if (sym)
             cufort_l3_offer(&j, &j.b, c->B, c->m, c->n, c->ldb);
     }
-    int onto_beta = sym && c->beta != 0 && onto_beta_allowed();
-    if (onto_beta && (double)rows * (double)cols * (double)cufort_prec_size(c->prec) >= ONTO_BETA_BYTES) {
-        j.host_beta = 1;   /* no DMA reaches C: not offered to the pin cache */
-        j.out = (cufort_held_array){.p = c->C, .ld = c->ldc};
-    } else {
-        cufort_l3_offer(&j, &j.out, c->C, rows, cols, c->ldc);
-        j.host_beta = onto_beta && !cufort_held_dma(&j.out);
-    }
+    j.host_beta = cufort_held_offer_c(&j.out, c->C, rows, cols, c->ldc, j.es,
+                                      sym && c->beta != 0 && onto_beta_allowed(),
+                                      (double)rows * (double)cols * (double)j.es >= ONTO_BETA_BYTES);
     cufort_stream caller = cufort_swap_thread_stream(j.comp);
     st = pipeline(&j, buf);
     st = cufort_l3_finish(&j, st);
