@@ -361,6 +361,42 @@ static void transforms(void)
     }
 }
 
+/* Relative errors of one element against a double-precision reference, over the sum of the
+ * terms' magnitudes: got = op(A) B (single), got = alpha A B + beta_c (double), and got = alpha
+ * (A B)(i, j) with A upper triangular (DTRMM, left, no transpose, non-unit). */
+static double sgemm_error(const float *a, int64_t lda, const float *b, int64_t ldb, int64_t k,
+                          float got, int64_t i, int64_t j)
+{
+    double ref = 0, mag = 0;
+    for (int64_t l = 0; l < k; l++) {
+        ref += (double)a[i + l * lda] * b[l + j * ldb];
+        mag += fabs((double)a[i + l * lda] * b[l + j * ldb]);
+    }
+    return fabs(got - ref) / (mag + 1e-30);
+}
+
+static double dgemm_error(const double *a, int64_t lda, const double *b, int64_t ldb, int64_t k,
+                          double alpha, double beta_c, double got, int64_t i, int64_t j)
+{
+    double ref = beta_c, mag = fabs(ref);
+    for (int64_t l = 0; l < k; l++) {
+        ref += alpha * a[i + l * lda] * b[l + j * ldb];
+        mag += fabs(alpha * a[i + l * lda] * b[l + j * ldb]);
+    }
+    return fabs(got - ref) / (mag + 1e-300);
+}
+
+static double dtrmm_error(const double *a, int64_t lda, const double *b, int64_t ldb, int64_t n,
+                          double alpha, double got, int64_t i, int64_t j)
+{
+    double ref = 0, mag = 0;
+    for (int64_t l = i; l < n; l++) {
+        ref += alpha * a[i + l * lda] * b[l + j * ldb];
+        mag += fabs(alpha * a[i + l * lda] * b[l + j * ldb]);
+    }
+    return fabs(got - ref) / (mag + 1e-300);
+}
+
 /* the GEMM engine on a 34 MiB A used again and again, held whole once the cache pins it (B and C
  * are too small to be cached): every call's C is the first call's, and right against a
  * double-precision reference */
@@ -385,14 +421,8 @@ static void gemm_panels(void)
     }
     double worst = 0;
     for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i += 97) {
-            double ref = 0, mag = 0;
-            for (int64_t l = 0; l < k; l++) {
-                ref += (double)a[i + l * m] * b[l + j * k];
-                mag += fabs((double)a[i + l * m] * b[l + j * k]);
-            }
-            worst = fmax(worst, fabs(c[i + j * m] - ref) / (mag + 1e-30));
-        }
+        for (int64_t i = 0; i < m; i += 97)
+            worst = fmax(worst, sgemm_error(a, m, b, k, k, c[i + j * m], i, j));
     printf("# gemm_panels: %d arrays pinned after five calls\n", pinned_arrays(NULL));
     CHECK(!failed && differ == 0 && worst < 1e-5,
           "gemm engine: five SGEMMs on a 34 MiB A, results as the first and right",
@@ -437,14 +467,9 @@ static void gemm_held(int host_beta, int want_pins, const char *what)
             differ += memcmp(held + j * m, c + j * ld, (size_t)m * 8) != 0;
         }
         for (int64_t j = 0; j < n; j += j < 4 || j > n - 5 ? 1 : 37)
-            for (int64_t i = 0; i < m; i++) {
-                double ref = 0.75 * c0[i + j * ld], mag = fabs(ref);
-                for (int64_t l = 0; l < k; l++) {
-                    ref += 1.25 * a[i + l * ld] * b[l + j * ld];
-                    mag += fabs(1.25 * a[i + l * ld] * b[l + j * ld]);
-                }
-                worst = fmax(worst, fabs(c[i + j * ld] - ref) / (mag + 1e-300));
-            }
+            for (int64_t i = 0; i < m; i++)
+                worst = fmax(worst, dgemm_error(a, ld, b, ld, k, 1.25, 0.75 * c0[i + j * ld],
+                                                c[i + j * ld], i, j));
     }
     int pins = pinned_arrays(NULL);
     unsetenv("CUFORT_GEMM_HOST_BETA");
@@ -488,14 +513,9 @@ static void gemm_straddle(void)
         memcpy(c, c0, (size_t)(m * n) * 8);
         failed = cufort_dgemm_host('N', 'N', m, n, k, 1.0, a, ld, b, ld, 0.5, c, m) != 0;
         for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i += 37) {
-                double ref = 0.5 * c0[i + j * m], mag = fabs(ref);
-                for (int64_t l = 0; l < k; l++) {
-                    ref += a[i + l * ld] * b[l + j * ld];
-                    mag += fabs(a[i + l * ld] * b[l + j * ld]);
-                }
-                worst = fmax(worst, fabs(c[i + j * m] - ref) / (mag + 1e-300));
-            }
+            for (int64_t i = 0; i < m; i += 37)
+                worst = fmax(worst, dgemm_error(a, ld, b, ld, k, 1.0, 0.5 * c0[i + j * m],
+                                                c[i + j * m], i, j));
     }
     straddle_check("gemm engine: B straddling the end of A's held pin, five calls, all right",
                    failed, worst);
@@ -524,14 +544,8 @@ static void l3_straddle(void)
             memcpy(b + j * ld, b0 + j * n, (size_t)n * 8);
         failed = cufort_dtrmm_host('L', 'U', 'N', 'N', n, nrhs, 1.5, a, ld, b, ld) != 0;
         for (int64_t j = 0; j < nrhs; j++)
-            for (int64_t i = 0; i < n; i += 29) {
-                double ref = 0, mag = 0;
-                for (int64_t l = i; l < n; l++) {
-                    ref += 1.5 * a[i + l * ld] * b0[l + j * n];
-                    mag += fabs(1.5 * a[i + l * ld] * b0[l + j * n]);
-                }
-                worst = fmax(worst, fabs(b[i + j * ld] - ref) / (mag + 1e-300));
-            }
+            for (int64_t i = 0; i < n; i += 29)
+                worst = fmax(worst, dtrmm_error(a, ld, b0, n, n, 1.5, b[i + j * ld], i, j));
     }
     unsetenv("CUFORT_L3_WHOLE_BYTES");
     straddle_check("l3 engine: B straddling the end of A's held pin, five calls, all right", failed,
@@ -566,14 +580,8 @@ static void l3_partial_pages(void)
     int pins = pinned_arrays(NULL);
     double worst = 0;
     for (int64_t i = 0; i < n; i += 97)
-        for (int64_t j = 0; j < n; j += j < 8 || j > n - 9 ? 1 : 61) {
-            double ref = 0, mag = 0;
-            for (int64_t l = i; l < n; l++) {
-                ref += 1.5 * a[i + l * n] * b0[l + j * n];
-                mag += fabs(1.5 * a[i + l * n] * b0[l + j * n]);
-            }
-            worst = fmax(worst, fabs(b[i + j * n] - ref) / (mag + 1e-300));
-        }
+        for (int64_t j = 0; j < n; j += j < 8 || j > n - 9 ? 1 : 61)
+            worst = fmax(worst, dtrmm_error(a, n, b0, n, n, 1.5, b[i + j * n], i, j));
     CHECK(!failed && differ == 0 && worst < 1e-12,
           "l3 engine: five DTRMMs on 72 MB arrays, results as the first and right",
           "failed %d (%s), %d calls differ, worst relative error %.3g", failed,
@@ -671,12 +679,7 @@ static int shared_gemms(int id, int churn, char *err, size_t errlen)
         double worst = 0;
         for (int64_t j = 0; j < n && !st; j++)
             for (int64_t i = id; i < m; i += 61) {
-                double ref = 0, mag = 0;
-                for (int64_t l = 0; l < k; l++) {
-                    ref += (double)shared_a[i + l * m] * b[l + j * k];
-                    mag += fabs((double)shared_a[i + l * m] * b[l + j * k]);
-                }
-                double e = fabs(c[i + j * m] - ref) / (mag + 1e-30);
+                double e = sgemm_error(shared_a, m, b, k, k, c[i + j * m], i, j);
                 worst = e == e ? fmax(worst, e) : 1;
             }
         if ((st || worst > 1e-5) && fails++ == 0)
