@@ -11,7 +11,8 @@
  * whatever libcufort.so the loader finds, so one binary times two builds (LD_LIBRARY_PATH).  Each
  * case's cufort call is checked on fresh data against the CPU, gaps included.  The cufort calls
  * run with the pin cache off (the staged path: "cufort"), then again case by case with it on
- * ("cached"; contiguous arrays over 32 MiB pinned where they lie from their third copy).
+ * ("cached"; contiguous arrays pinned where they lie from their third copy, as the pin cache
+ * takes them: these, malloc'd, any over 32 MiB, from 1 MiB those with a mapping of their own).
  * Table on stdout (ms per call); CSV to $OUT/vec_bench.csv when OUT is set. */
 #define _POSIX_C_SOURCE 200809L
 #include <cublas_v2.h>
@@ -176,7 +177,7 @@ int main(void)
                     t[k][w][r] = (now_ms() - t0) / c->calls;
             }
 
-    /* the same cufort calls with the pin cache on, case by case: arrays over 32 MiB are pinned
+    /* the same cufort calls with the pin cache on, case by case: the arrays it takes are pinned
      * where they lie at their third copy (in the warm-ups), and go by DMA from there on */
     CHECK(cufort_pin_cache_limit(-1) == CUFORT_SUCCESS, "cufort_pin_cache_limit");
     static double cached[NCASES][REPS];

@@ -3,9 +3,12 @@
  * result bit for bit (sscal by 2 is exact): on the cuda backend a pin kept across munmap, madvise
  * or mremap would DMA the old pages and return the old values doubled.  The cache's own counts
  * (cufort_pin_cache_info) are checked on both backends; the host backend pins nothing but keeps
- * the same books.  The cache takes arrays over 32 MiB, so the arrays here are 33-48 MiB.  Without userfaultfd the cache never pins: the cases say so, as skipped. */
+ * the same books.  The cache takes any array over 32 MiB, so most arrays here are 33-48 MiB; from
+ * 1 MiB, static ones and malloc blocks of their own mapping (small_static, small_dynamic).  Without
+ * userfaultfd the cache never pins: the cases say so, as skipped. */
 #define _GNU_SOURCE
 #include <complex.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,12 +264,72 @@ static void not_cached(void)
     int got = use(s, (int64_t)(bytes / 4), 5, 90, "shared mapping: five calls");
     CHECK(got == 0, "shared mapping: never pinned", "%d pinned", got);
     munmap(s, bytes);
-    /* 32 MiB or less may lie in the heap, where free() unmaps nothing: never pinned */
-    int64_t n = (int64_t)(32 * MIB / 4);
-    float *x = malloc((size_t)n * 4);
-    got = use(x, n, 5, 100, "32 MiB array: five calls");
-    CHECK(got == 0, "32 MiB array: never pinned", "%d pinned", got);
+}
+
+/* From 1 MiB to 32 MiB only memory that nothing but an unmap takes away is pinned: static data
+ * and a block that malloc mapped on its own.  A heap block or a stack array keeps its pages when
+ * freed or returned from, so a pin there would outlive it: never pinned. */
+static float static_array[(3 * MIB + 64) / 4];
+
+static void small_static(void)
+{
+    fresh();
+    int64_t n = (int64_t)(sizeof static_array / 4) - 5;
+    int got = use(static_array + 1, n, 3, 700, "static 3 MiB array: three calls");
+    CHECK(got == 1, "static 3 MiB array: pinned", "%d pinned", got);
+    use(static_array + 1, n, 3, 703, "static 3 MiB array: three calls on the pin");
+    fresh();
+    got = use(static_array, (int64_t)(MIB / 4) - 16, 5, 706, "static array under 1 MiB: five calls");
+    CHECK(got == 0, "static array under 1 MiB: never pinned", "%d pinned", got);
+}
+
+static int64_t on_stack(int64_t n, int gen)
+{
+    float x[n];
+    use(x, n, 5, gen, "2 MiB stack array: five calls");
+    return pinned_arrays(NULL);
+}
+
+static void small_dynamic(void)
+{
+    int64_t n;
+    float *x;
+    int got;
+#ifdef __SANITIZE_ADDRESS__
+    /* AddressSanitizer's malloc keeps its own books: no glibc block, nothing to pin */
+    fresh();
+    n = (5 << 18) + 3;
+    x = malloc((size_t)n * 4);
+    got = use(x, n, 5, 740, "5 MiB block of AddressSanitizer's malloc: five calls");
+    CHECK(got == 0, "5 MiB block of AddressSanitizer's malloc: never pinned", "%d pinned", got);
     free(x);
+#else
+    fresh();
+    n = (5 << 18) + 3;   /* 5 MiB + 12 bytes */
+    x = malloc((size_t)n * 4);
+    got = use(x, n, 3, 740, "5 MiB malloc block of its own mapping: three calls");
+    CHECK(got == 1, "5 MiB malloc block of its own mapping: pinned", "%d pinned", got);
+    use(x + 1024, n - 2048, 2, 743, "a part of it: two calls on the pin");
+    free(x);
+    CHECK(pinned_arrays(NULL) == 0, "5 MiB malloc block: unpinned when free returns", "%d pinned",
+          pinned_arrays(NULL));
+    /* inside a block but not at its start: nothing says how the block goes */
+    x = malloc((size_t)n * 4);
+    got = use(x + 1024, n - 1024, 5, 750, "5 MiB inside a malloc block: five calls");
+    CHECK(got == 0, "5 MiB inside a malloc block: never pinned", "%d pinned", got);
+    free(x);
+#endif
+    fresh();
+    got = (int)on_stack((int64_t)(2 * MIB / 4), 720);
+    CHECK(got == 0, "2 MiB stack array: never pinned", "%d pinned", got);
+    /* a heap block: malloc maps nothing below its threshold */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    n = (int64_t)(16 * MIB / 4);
+    x = malloc((size_t)n * 4);
+    got = use(x, n, 5, 730, "16 MiB heap block: five calls");
+    CHECK(got == 0, "16 MiB heap block: never pinned", "%d pinned", got);
+    free(x);
+    mallopt(M_MMAP_THRESHOLD, 256 << 10);
 }
 
 static void limited(void)
@@ -703,6 +766,9 @@ static int shared_churn_body(int id, char *err, size_t errlen)
 int main(void)
 {
     setenv("CUFORT_STAGING_THREADS", "3", 0);
+    /* every block of 256 KiB or more gets a mapping of its own, as in a program that has freed none
+     * yet (glibc raises its threshold to the size of each such block freed, up to 32 MiB) */
+    mallopt(M_MMAP_THRESHOLD, 256 << 10);
     ck_begin("pin_cache", 300);
     CHECK_OK(cufort_init(), "init");
     printf("# backend %s\n", cufort_backend_name());
@@ -728,6 +794,8 @@ int main(void)
     moved();
     temporaries();
     not_cached();
+    small_static();
+    small_dynamic();
     limited();
     recently_used();
     transforms();

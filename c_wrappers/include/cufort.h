@@ -111,9 +111,10 @@ int cufort_host_alloc(void **host_ptr, int64_t bytes);     /* pinned (page-locke
 int cufort_host_free(void *host_ptr);
 int cufort_host_register(void *host_ptr, int64_t bytes);   /* pin an existing array */
 int cufort_host_unregister(void *host_ptr);
-/* The pin cache (README "Repeated host arrays"): a contiguous host array over 32 MiB that
- * thunked calls keep passing is pinned in place from its third copy on, and unpinned as soon as
- * the program unmaps or discards its pages.  limit: the most bytes it may hold pinned; 0 turns it
+/* The pin cache (README "Repeated host arrays"): a contiguous host array that thunked calls keep
+ * passing (any over 32 MiB; from 1 MiB, static data and malloc blocks with a mapping of their own)
+ * is pinned in place from its third copy on, and unpinned as soon as the program unmaps or
+ * discards its pages.  limit: the most bytes it may hold pinned; 0 turns it
  * off and unpins everything, a negative value restores the default (CUFORT_PIN_CACHE_MB, else a
  * quarter of the host's memory).  info: what it holds now, and whether this host lets it watch
  * ranges at all (userfaultfd; without, it never pins). */

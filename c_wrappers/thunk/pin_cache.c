@@ -13,14 +13,16 @@
 #include "internal.h"
 #include "pin_cache.h"
 #include "range_watch.h"
+#include "unmap_only.h"
 
 enum { ENTRIES = 64, FIRST_NEED = 3, MOST_NEED = 1 << 12 };
-/* Over 32 MiB: glibc serves every such malloc with a mapping of its own (32 MiB is the most its
- * mmap threshold grows to), so free() unmaps it, which the watcher hears.  A smaller array may lie
- * in the heap, where free() leaves the pages mapped and pinned under whatever malloc puts there
- * next; a copy that starts inside a pin and runs past its end fails in the driver
- * (cudaErrorInvalidValue), so such stale pins must not happen. */
-#define MIN_BYTES (((size_t)32 << 20) + 1)
+/* Over 32 MiB, any private anonymous array: glibc serves every such malloc with a mapping of its
+ * own (32 MiB is the most its mmap threshold grows to), so free() unmaps it, which the watcher
+ * hears.  From 1 MiB, only memory that nothing but an unmap takes away (unmap_only.h): a smaller
+ * array may lie in the heap or on the stack, where a pin outlives the array.  Under 1 MiB a copy
+ * takes tens of microseconds either way, and the table's entries are kept for pins that pay. */
+#define ANY_BYTES (((size_t)32 << 20) + 1)
+#define UNMAP_ONLY_BYTES ((size_t)1 << 20)
 
 typedef enum { SEEN, WATCHED, PINNING, PINNED, REFUSED } pin_state;
 
@@ -168,28 +170,6 @@ static void after_fork_child(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* only private anonymous memory: a shared or file mapping can lose its pages without an event
- * (another process truncates it) */
-static int anonymous_private(uintptr_t start, uintptr_t end)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
-        return 0;
-    char line[512];
-    uintptr_t covered = start;
-    int ok = 1;
-    while (ok && covered < end && fgets(line, sizeof line, f)) {
-        unsigned long lo, hi, inode;
-        char perms[8];
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perms, &inode) != 4 || hi <= covered)
-            continue;
-        ok = lo <= covered && perms[3] == 'p' && inode == 0;
-        covered = hi;
-    }
-    fclose(f);
-    return ok && covered >= end;
-}
-
 static int find(uintptr_t start, uintptr_t end)
 {
     for (int i = 0; i < entries; i++)
@@ -254,7 +234,7 @@ static int pin(entry *e)
 {
     uintptr_t start = e->start, end = e->end;
     size_t bytes = end - start;
-    if (bytes > (size_t)limit || !anonymous_private(start, end)) {
+    if (bytes > (size_t)limit || !cufort_anonymous_private(start, end)) {
         cufort_unwatch(start, bytes);
         e->state = REFUSED;
         return 0;
@@ -350,6 +330,29 @@ static int use(entry *e, const void *p, size_t bytes, uintptr_t *lo, uintptr_t *
     return 1;
 }
 
+/* the entry's watch starts where it may take over, lock held.  A range under ANY_BYTES is looked
+ * at first, with the lock dropped: the look takes the loader's lock, which a thread unloading a
+ * library may hold while it waits for the watcher, which waits for this lock. */
+static void watch(entry *e, const void *p, size_t bytes)
+{
+    if (bytes < ANY_BYTES) {
+        uint64_t id = e->id;
+        pthread_mutex_unlock(&lock);
+        int lasting = cufort_unmap_only(p, bytes);
+        pthread_mutex_lock(&lock);
+        int i = by_id(id);
+        if (i < 0 || table[i].state != SEEN)
+            return;   /* it changed meanwhile: at a later sighting */
+        e = &table[i];
+        if (!lasting) {
+            e->state = REFUSED;
+            return;
+        }
+    }
+    if (take_over(e))
+        e->state = cufort_watch(e->start, e->end - e->start) ? REFUSED : WATCHED;
+}
+
 int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi, uint64_t *id)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -358,14 +361,14 @@ int cufort_pin_cache_offer(const void *p, size_t bytes, uintptr_t *lo, uintptr_t
     inner_pages(p, bytes, &start, &end);
     pthread_mutex_lock(&lock);
     int now = use(holder(p, bytes), p, bytes, lo, hi, id);   /* a part of a pinned array too */
-    int i = now || bytes < MIN_BYTES || !ready() ? -2 : find(start, end);
+    int i = now || bytes < UNMAP_ONLY_BYTES || !ready() ? -2 : find(start, end);
     if (i == -1) {
         add(start, end);
     } else if (i >= 0) {
         entry *e = &table[i];
         e->used = ++tick;
-        if (e->state == SEEN && ++e->sightings >= e->need - 1 && take_over(e))
-            e->state = cufort_watch(start, end - start) ? REFUSED : WATCHED;
+        if (e->state == SEEN && ++e->sightings >= e->need - 1)
+            watch(e, p, bytes);
         else if (e->state == WATCHED && ++e->sightings >= e->need && pin(e))
             now = use(holder(p, bytes), p, bytes, lo, hi, id);
     }

@@ -3,12 +3,13 @@
  * (cudaHostRegister, 4-10 ms for 128 MiB on the H100's host) lets every later call DMA it directly.
  * Pinning is only safe while the addresses keep their pages, so a range is pinned only once it is
  * watched (range_watch.h), and its pin is dropped the moment the kernel reports it unmapped,
- * moved or discarded.  Policy, per contiguous array over MIN_BYTES (its whole pages): the
- * 2nd sighting watches it, the 3rd pins it; a range that loses its pages or its pin starts again
- * with twice the sightings needed (a temporary allocated and freed on every call soon stops
- * costing anything); a range about to be watched takes over from the ones it overlaps; any part
- * of a pinned array is served from the pin.  The pinned bytes are capped (cufort_pin_cache_limit,
- * CUFORT_PIN_CACHE_MB; the least recently used pin goes first). */
+ * moved or discarded.  Policy, per contiguous array of the sizes and kinds of memory that
+ * pin_cache.c names (its whole pages): the 2nd sighting watches it, the 3rd pins it; a range that
+ * loses its pages or its pin starts again with twice the sightings needed (a temporary allocated
+ * and freed on every call soon stops costing anything); a range about to be watched takes over
+ * from the ones it overlaps; any part of a pinned array is served from the pin.  The pinned bytes
+ * are capped (cufort_pin_cache_limit, CUFORT_PIN_CACHE_MB; the least recently used pin goes
+ * first). */
 #ifndef CUFORT_PIN_CACHE_H
 #define CUFORT_PIN_CACHE_H
 
