@@ -332,6 +332,39 @@ static void small_dynamic(void)
     mallopt(M_MMAP_THRESHOLD, 256 << 10);
 }
 
+/* a reduction's 16-byte result written across a pin's end (a complex element at an 8-byte
+ * boundary of a pinned array): the driver refuses any copy that starts inside a pinned range and
+ * runs past its end, so the result must not reach the driver there */
+static void result_straddle(void)
+{
+    fresh();
+    size_t pg = (size_t)getpagesize(), bytes = 40 * MIB + 2 * pg;
+    char *block = malloc(bytes);
+    use((float *)block, (int64_t)(bytes / 4), 3, 800, "result across a pin: the array, three calls");
+    CHECK(pinned_arrays(NULL) == 1, "result across a pin: the array pinned", "%d pinned",
+          pinned_arrays(NULL));
+    cufort_cdouble *r = (cufort_cdouble *)(((uintptr_t)block + bytes) / pg * pg - 8);
+    enum { N = 1000 };
+    cufort_cdouble v[N], want = 0;
+    for (int i = 0; i < N; i++) {
+        v[i] = (ck_randd() - 0.5) + I * (ck_randd() - 0.5);
+        want += v[i];
+    }
+    void *dv = NULL;
+    CHECK_OK(cufort_alloc(&dv, N * sizeof *v), "result across a pin: device vector");
+    CHECK_OK(cufort_set_vector(N, sizeof *v, v, 1, dv, 1), "result across a pin: upload");
+    *r = 0;
+    CHECK_OK(cufort_zreduce_sum(N, dv, 1, r), "result across a pin: cufort_zreduce_sum");
+    CHECK(cabs(*r - want) < 1e-12 * N, "result across a pin: device vector's sum right",
+          "%g%+gi against %g%+gi", creal(*r), cimag(*r), creal(want), cimag(want));
+    *r = 0;
+    CHECK_OK(cufort_zreduce_sum_host(N, v, 1, r), "result across a pin: cufort_zreduce_sum_host");
+    CHECK(cabs(*r - want) < 1e-12 * N, "result across a pin: host vector's sum right",
+          "%g%+gi against %g%+gi", creal(*r), cimag(*r), creal(want), cimag(want));
+    cufort_free(dv);
+    free(block);
+}
+
 static void limited(void)
 {
     fresh();
@@ -796,6 +829,7 @@ int main(void)
     not_cached();
     small_static();
     small_dynamic();
+    result_straddle();
     limited();
     recently_used();
     transforms();

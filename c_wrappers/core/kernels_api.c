@@ -82,7 +82,7 @@ static int reduce_dev(const char *fn, int kind, int op, int64_t n, const void *x
     const int two = op == CUFORT_RDOT || op == CUFORT_RDOTC;
     if ((st = check_incs(fn, two, incx, incy))) return st;
     if (n <= 0) {
-        unsigned char empty[16];
+        _Alignas(16) unsigned char empty[16];   /* within one page: see cuda_kernels.c */
         empty_result(kind, op, empty);
         if (!on_device || cufort_on_host()) {
             memcpy(result, empty, rb);

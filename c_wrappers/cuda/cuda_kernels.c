@@ -12,6 +12,7 @@
  * (the result's bits do not depend on it); CUFORT_TRANSPOSE_VARIANT=1|2|3 picks the transpose's
  * tile (cufort_kernels_launch.h; default 0 = the measured best). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_internal.h"
 #include "kernels_internal.h"
@@ -120,9 +121,14 @@ int cufort_cuda_kreduce(int kind, int op, int64_t n, const void *x, int64_t incx
                                                              (char *)buf + HEAD_BYTES, dres, grid_override(), s),
                            "reduction kernel launch");
     if (st || result_on_device) return st;
-    st = cufort_cuda_error(cudaMemcpyAsync(result, dres, result_bytes(kind, op), cudaMemcpyDeviceToHost, s),
+    /* through an aligned local: the driver refuses a copy that starts inside a pinned range and
+     * runs past its end, which a 16-byte result at an 8-byte boundary of the caller's may do */
+    _Alignas(16) unsigned char got[16];
+    st = cufort_cuda_error(cudaMemcpyAsync(got, dres, result_bytes(kind, op), cudaMemcpyDeviceToHost, s),
                            "cudaMemcpyAsync (reduction result)");
-    return st ? st : cufort_cuda_error(cudaStreamSynchronize(s), "reduction");
+    if (!st && !(st = cufort_cuda_error(cudaStreamSynchronize(s), "reduction")))
+        memcpy(result, got, result_bytes(kind, op));
+    return st;
 }
 
 int cufort_cuda_ktranspose(int kind, char trans, int64_t m, int64_t n, const void *alpha,
