@@ -18,6 +18,7 @@ program test_pin_cache_f77_thunking
   common /work/ work
   real(4), save :: kept(n)
   integer :: npass, nfail, k, arrays, can_watch
+  integer :: cublas_shutdown
   integer(c_int64_t) :: bytes
 
   npass = 0
@@ -43,6 +44,9 @@ program test_pin_cache_f77_thunking
   call on_stack(n / 2)
   k = cufort_pin_cache_info(bytes, arrays, can_watch)
   call check(arrays == 2 * can_watch, 'automatic array on the stack never pinned: still the two arrays')
+  k = cublas_shutdown()   ! returns every device allocation and pin: a clean leak check
+  k = cufort_pin_cache_info(bytes, arrays, can_watch)
+  call check(arrays == 0, 'shutdown unpins them')
   write (*, '(i0, a, i0, a)') npass, ' passed, ', nfail, ' failed'
   if (nfail > 0) stop 1
 contains
