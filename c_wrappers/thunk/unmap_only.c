@@ -52,8 +52,8 @@ static int in_segment(struct dl_phdr_info *info, size_t size, void *arg)
  * (memalign moves a block up inside it) and its size, whose bit 1 alone of the three low bits marks
  * a block with a mapping of its own; a heap block never has that bit.  The header is read through
  * /proc/self/mem: an address that is no block's start (its words may lie in a mapping another
- * thread is taking away) then reads as an error instead of a fault, and under a checking allocator
- * (AddressSanitizer, valgrind) the read is no access of theirs and finds no glibc header.  The
+ * thread is taking away) then reads as an error instead of a fault, and a checking allocator's
+ * blocks (AddressSanitizer's) are read without its complaint and carry no such header.  The
  * mapping the header describes must be whole pages that exist. */
 static int own_mapping(uintptr_t p, size_t bytes)
 {
@@ -66,10 +66,12 @@ static int own_mapping(uintptr_t p, size_t bytes)
         return 0;
     ssize_t got = pread(fd, head, sizeof head, (off_t)(p - 2 * word));
     close(fd);
+    if (got != (ssize_t)sizeof head || (head[1] & 7) != 2)
+        return 0;
     size_t offset = head[0], size = head[1] & ~(size_t)7;
     uintptr_t block = p - 2 * word, map = block - offset;
-    if (got != (ssize_t)sizeof head || (head[1] & 7) != 2 || offset > block || map % pg ||
-        (offset + size) % pg || size < 2 * word || bytes > size - 2 * word)
+    if (offset > block || map % pg || (offset + size) % pg || size < 2 * word ||
+        bytes > size - 2 * word)
         return 0;
     return covered(map, block + size, 1);
 }
