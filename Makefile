@@ -442,7 +442,9 @@ PROBE_DIR := $(BUILD)/bench/probes
 # trace_calls: thunked calls timed one by one; against the trace build (make trace-build) it also
 # writes the staging timeline, which bench/probes/trace_report.py reads
 TRACE_CALLS_BIN := $(PROBE_DIR)/trace_calls
-$(TRACE_CALLS_BIN): $(PROBE_DIR)/%: bench/probes/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+# first_calls: a program's first calls on new arrays, one by one (what watching and pinning cost)
+FIRST_CALLS_BIN := $(PROBE_DIR)/first_calls
+$(TRACE_CALLS_BIN) $(FIRST_CALLS_BIN): $(PROBE_DIR)/%: bench/probes/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcudart -lm \
@@ -472,7 +474,8 @@ $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(L3_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN)
+             $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN) \
+             $(FIRST_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h), and trace_calls and bench_l3
 # against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline
 .PHONY: trace-build

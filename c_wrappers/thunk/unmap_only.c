@@ -7,8 +7,7 @@
 
 #include "unmap_only.h"
 
-/* [start, end) covered by private anonymous mappings, readable ones when `readable` */
-static int covered(uintptr_t start, uintptr_t end, int readable)
+int cufort_anonymous_private(uintptr_t start, uintptr_t end)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f)
@@ -21,14 +20,12 @@ static int covered(uintptr_t start, uintptr_t end, int readable)
         char perms[8];
         if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perms, &inode) != 4 || hi <= at)
             continue;
-        ok = lo <= at && perms[3] == 'p' && inode == 0 && (!readable || perms[0] == 'r');
+        ok = lo <= at && perms[3] == 'p' && inode == 0;
         at = hi;
     }
     fclose(f);
     return ok && at >= end;
 }
-
-int cufort_anonymous_private(uintptr_t start, uintptr_t end) { return covered(start, end, 0); }
 
 typedef struct {
     uintptr_t start, end;
@@ -54,7 +51,8 @@ static int in_segment(struct dl_phdr_info *info, size_t size, void *arg)
  * /proc/self/mem: an address that is no block's start (its words may lie in a mapping another
  * thread is taking away) then reads as an error instead of a fault, and a checking allocator's
  * blocks (AddressSanitizer's) are read without its complaint and carry no such header.  The
- * mapping the header describes must be whole pages that exist. */
+ * mapping must be whole pages holding the array; the pin itself checks that they are private
+ * anonymous memory (one pass over /proc/self/maps, which costs more than all of this). */
 static int own_mapping(uintptr_t p, size_t bytes)
 {
     const size_t word = sizeof(size_t), pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -69,11 +67,9 @@ static int own_mapping(uintptr_t p, size_t bytes)
     if (got != (ssize_t)sizeof head || (head[1] & 7) != 2)
         return 0;
     size_t offset = head[0], size = head[1] & ~(size_t)7;
-    uintptr_t block = p - 2 * word, map = block - offset;
-    if (offset > block || map % pg || (offset + size) % pg || size < 2 * word ||
-        bytes > size - 2 * word)
-        return 0;
-    return covered(map, block + size, 1);
+    uintptr_t block = p - 2 * word;
+    return offset <= block && (block - offset) % pg == 0 && (offset + size) % pg == 0 &&
+           size >= 2 * word && bytes <= size - 2 * word;
 }
 
 int cufort_unmap_only(const void *p, size_t bytes)
