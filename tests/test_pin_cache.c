@@ -338,12 +338,15 @@ static void small_dynamic(void)
 static void result_straddle(void)
 {
     fresh();
-    size_t pg = (size_t)getpagesize(), bytes = 40 * MIB + 2 * pg;
-    char *block = malloc(bytes);
-    use((float *)block, (int64_t)(bytes / 4), 3, 800, "result across a pin: the array, three calls");
+    size_t pg = (size_t)getpagesize();
+    char *block = malloc(40 * MIB + 2 * pg);
+    /* the array ends 64 bytes past a page boundary, where its pin ends */
+    uintptr_t pin_end = ((uintptr_t)block + 40 * MIB + pg) / pg * pg;
+    use((float *)block, (int64_t)((pin_end + 64 - (uintptr_t)block) / 4), 3, 800,
+        "result across a pin: the array, three calls");
     CHECK(pinned_arrays(NULL) == 1, "result across a pin: the array pinned", "%d pinned",
           pinned_arrays(NULL));
-    cufort_cdouble *r = (cufort_cdouble *)(((uintptr_t)block + bytes) / pg * pg - 8);
+    cufort_cdouble *r = (cufort_cdouble *)(pin_end - 8);
     enum { N = 1000 };
     cufort_cdouble v[N], want = 0;
     for (int i = 0; i < N; i++) {
