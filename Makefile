@@ -444,7 +444,7 @@ PROBE_DIR := $(BUILD)/bench/probes
 TRACE_CALLS_BIN := $(PROBE_DIR)/trace_calls
 # first_calls: a program's first calls on new arrays, one by one (what watching and pinning cost)
 FIRST_CALLS_BIN := $(PROBE_DIR)/first_calls
-$(TRACE_CALLS_BIN) $(FIRST_CALLS_BIN): $(PROBE_DIR)/%: bench/probes/%.c $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
+$(TRACE_CALLS_BIN) $(FIRST_CALLS_BIN): $(PROBE_DIR)/%: bench/probes/%.c bench/bench_util.h $(LIB)/libcufort.so $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/include $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) \
 	    -o $@ $< -L$(LIB) -lcufort -L$(CUDA_LIBDIR) -lcudart -lm \

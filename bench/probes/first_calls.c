@@ -7,16 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "../bench_util.h"
 #include "cufort.h"
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
 
 static double value(size_t i, int which) { return 0.25 + (double)((i * 7 + which * 131) % 997) / 997.0; }
 
@@ -43,14 +36,14 @@ int main(int argc, char **argv)
     }
     printf("%cgemm n = %d, ms per call:", p, n);
     for (int k = 0; k < calls; k++) {
-        double t0 = now_ms();
+        double t0 = bench_now();
         int st = p == 's' ? cufort_sgemm_host('N', 'N', n, n, n, 1.0f, a, n, b, n, 1.0f, c, n)
                           : cufort_dgemm_host('N', 'N', n, n, n, 1.0, a, n, b, n, 1.0, c, n);
         if (st) {
             printf("\nfirst_calls: call %d failed: %s\n", k + 1, cufort_last_error());
             return 1;
         }
-        printf(" %.2f", now_ms() - t0);
+        printf(" %.2f", (bench_now() - t0) * 1e3);
     }
     printf("\n");
     /* C = C0 + calls * A B */

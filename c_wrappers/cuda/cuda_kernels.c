@@ -124,10 +124,11 @@ int cufort_cuda_kreduce(int kind, int op, int64_t n, const void *x, int64_t incx
     /* through an aligned local: the driver refuses a copy that starts inside a pinned range and
      * runs past its end, which a 16-byte result at an 8-byte boundary of the caller's may do */
     _Alignas(16) unsigned char got[16];
-    st = cufort_cuda_error(cudaMemcpyAsync(got, dres, result_bytes(kind, op), cudaMemcpyDeviceToHost, s),
+    const size_t rb = result_bytes(kind, op);
+    st = cufort_cuda_error(cudaMemcpyAsync(got, dres, rb, cudaMemcpyDeviceToHost, s),
                            "cudaMemcpyAsync (reduction result)");
     if (!st && !(st = cufort_cuda_error(cudaStreamSynchronize(s), "reduction")))
-        memcpy(result, got, result_bytes(kind, op));
+        memcpy(result, got, rb);
     return st;
 }
 
