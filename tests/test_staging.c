@@ -1,6 +1,7 @@
 /* test_staging.c — host arrays large enough to take the thunk engine's staged path (pinned slots,
  * chunks, host threads): packed arrays spanning several chunks, strided matrices cut by columns
- * whose gaps must survive, pinned arrays taking the direct path, and several threads at once.
+ * whose gaps must survive, pinned arrays taking the direct path, and several threads at once (a
+ * large copy's extra threads leaving it when another copy starts).
  * Results are exact (scaling by 2, copying), so every element is checked bit for bit. */
 #define _GNU_SOURCE
 #include <complex.h>
@@ -15,21 +16,23 @@
 
 static float value(int64_t i) { return 1.0f + (float)(i % 9973) * 0.25f; }   /* never zero, exact */
 
-/* sscal by 2 through the thunk: n floats, any size; doubles are exact.  Returns the number of
- * wrong elements (-1: the call failed) and reports the first one. */
-static int64_t scaled_wrong(float *x, int64_t n)
+/* sscal by 2 through the thunk: n floats value(i + shift), any size; doubles are exact.  Returns
+ * the number of wrong elements (-1: the call failed) and reports the first one. */
+static int64_t scaled_wrong_from(float *x, int64_t n, int64_t shift)
 {
     for (int64_t i = 0; i < n; i++)
-        x[i] = value(i);
+        x[i] = value(i + shift);
     if (cufort_sscal_host(n, 2.0f, x, 1))
         return -1;
     int64_t bad = 0;
     for (int64_t i = 0; i < n; i++)
-        if (x[i] != 2.0f * value(i) && bad++ == 0)
+        if (x[i] != 2.0f * value(i + shift) && bad++ == 0)
             printf("# first wrong element of %lld: x[%lld] = %g, want %g\n", (long long)n,
-                   (long long)i, x[i], 2.0f * value(i));
+                   (long long)i, x[i], 2.0f * value(i + shift));
     return bad;
 }
+
+static int64_t scaled_wrong(float *x, int64_t n) { return scaled_wrong_from(x, n, 0); }
 
 static void packed(void)
 {
@@ -223,11 +226,44 @@ static void threads(void)
     }
 }
 
+/* 36 MiB and 20 bytes, sscal'd three times, other values each time (what a round failed to move
+ * must not pass for moved): a copy large enough to take more threads alone */
+static void *large_worker(void *arg)
+{
+    int64_t *bad = arg;
+    int64_t n = (9 << 20) + 5;
+    float *x = malloc((size_t)n * sizeof *x);
+    *bad = x ? 0 : -1;
+    for (int r = 0; r < 3 && *bad == 0; r++)
+        *bad = scaled_wrong_from(x, n, 1 + r * 4099);
+    free(x);
+    return NULL;
+}
+
+/* A large copy that starts alone takes CUFORT_STAGING_THREADS_ALONE threads; once another starts
+ * beside it, its extra threads leave it, and what they would have packed must still land. */
+static void alone_then_beside(void)
+{
+    enum { T = 2 };
+    int64_t bad[T];
+    large_worker(&bad[0]);
+    CHECK(bad[0] == 0, "36 MiB round trips, alone", "%lld wrong", (long long)bad[0]);
+    pthread_t th[T];
+    for (int i = 0; i < T; i++)
+        pthread_create(&th[i], NULL, large_worker, &bad[i]);
+    for (int i = 0; i < T; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(bad[i] == 0, ckf("36 MiB round trips beside another thread's (%d)", i), "%lld wrong",
+              (long long)bad[i]);
+    }
+}
+
 int main(void)
 {
     /* the copies are cut between host threads: use more threads than this machine has cores, an
      * odd number, so that small blocks are split into more parts than they have pages */
     setenv("CUFORT_STAGING_THREADS", "7", 0);
+    setenv("CUFORT_STAGING_THREADS_ALONE", "11", 0);
     /* the staged path itself: the pin cache would take arrays used again off it (test_pin_cache) */
     setenv("CUFORT_PIN_CACHE_MB", "0", 0);
     /* the host backend's CPU BLAS may be OpenBLAS, whose own threads spin ~0.1 s after a call
@@ -243,6 +279,7 @@ int main(void)
     strided_vectors();
     nested();
     threads();
+    alone_then_beside();
     /* staging slots are per thread and go with shutdown; a second life must work too */
     cufort_shutdown();
     CHECK_OK(cufort_init(), "init again");

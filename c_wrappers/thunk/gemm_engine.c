@@ -33,6 +33,7 @@
 #include "beta_add.h"
 #include "blas_backends.h"
 #include "gemm_internal.h"
+#include "stage_trace.h"
 #include "staging.h"
 #include "thread_state.h"
 #include "scratch.h"
@@ -211,6 +212,7 @@ static int download(job *j, c_slot *c)
     int64_t rows = rows_of(j, c->i), cols = cols_of(j, c->j);
     size_t w = (size_t)rows * j->es, pitch = (size_t)j->ldc * j->es;
     char *host = c_tile(j, c->i, c->j);
+    TRACE_HOST('w', c->i, c->j);
     int st = ops->stream_wait(j->e->d2h, c->ev[COMPUTED]);
     if (!st) {
         j->bytes_out += w * (size_t)cols;
@@ -344,6 +346,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     }
     if (!st)
         st = ops->event_record(c->ev[COMPUTED], e->comp);
+    TRACE_GPU(e->comp, 'k', i, jj);
     return st;
 }
 

@@ -11,7 +11,8 @@
  * a direct copy queued and done, A a large upload's tail chosen (a = its first group, b = 1
  * streamed); M a caller's marker (bench/probes/trace_calls.c); l3_transfer.c's L a Level-3 pipeline
  * begun (a = steps, b = width), and on the GPU l its first upload queued, u, c and o step a's upload,
- * compute and download done.  Each GPU event costs
+ * compute and download done; gemm_engine.c's w a C tile's download begun (a, b = the tile) and on
+ * the GPU k a tile's GEMMs done.  Each GPU event costs
  * a cudaEventCreate and a record on the copy's path: CUFORT_STAGE_TRACE_GPU=0 leaves them out. */
 #ifndef CUFORT_STAGE_TRACE_H
 #define CUFORT_STAGE_TRACE_H

@@ -357,9 +357,42 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
     return rc ? rc : sync;
 }
 
-static int workers_for(size_t bytes)
+/* A copy of LONE_BYTES or more that starts while no other staged copy runs takes more threads:
+ * CUFORT_STAGING_THREADS_ALONE, else three quarters of the usable cores, at most LONE_WORKERS (none
+ * more where CUFORT_STAGING_THREADS sets the count), never fewer than cufort_staging_threads().
+ * Should another copy start while it runs, the threads beyond that count leave it
+ * (beside_another()), so that two copies never hold more than twice the usual count.  (H100 host,
+ * 16 cores: pageable GEMMs of n = 4096-8192 5-16% faster.  A smaller copy keeps the usual count:
+ * it is bound by the DMA engine's reads of freshly packed slots, not by the packing;
+ * docs/performance.md.) */
+enum { LONE_WORKERS = 12, LONE_BYTES = 32 << 20 };
+static int active_copies;   /* staged copies running in the process (atomic) */
+
+static int lone_threads(int threads)
+{
+    const char *alone = getenv("CUFORT_STAGING_THREADS_ALONE");
+    const char *each = getenv("CUFORT_STAGING_THREADS");
+    int t;
+    if (alone && atoi(alone) > 0) {
+        t = atoi(alone) < MAX_WORKERS ? atoi(alone) : MAX_WORKERS;
+    } else if (each && atoi(each) > 0) {
+        return threads;
+    } else {
+        int cpus = cufort_usable_cpus();
+        t = omp_get_max_threads();
+        if (cpus > 0 && cpus < t)
+            t = cpus;
+        t -= t / 4;
+        t = t < LONE_WORKERS ? t : LONE_WORKERS;
+    }
+    return t > threads ? t : threads;
+}
+
+static int workers_for(size_t bytes, int lone)
 {
     int threads = cufort_staging_threads();
+    if (lone)
+        threads = lone_threads(threads);
     size_t least = min_piece(bytes), useful = (bytes + least - 1) / least;
     return useful < (size_t)threads ? (int)useful : threads;
 }
@@ -384,6 +417,7 @@ typedef struct {
     size_t filled[SLOTS];   /* bytes of the slot's group packed or unpacked so far (atomic) */
     long issued[SLOTS];     /* the last group whose DMA went through the slot; -1: none yet */
     int first;              /* group g goes through slot (first + g) % SLOTS */
+    int shared;             /* workers from this one on leave once another copy runs */
 } copy_job;
 
 static int slot_of(const copy_job *c, long g) { return (int)((c->first + g) % SLOTS); }
@@ -442,6 +476,12 @@ static void choose_tail(copy_job *c, long g)
     TRACE_HOST('A', g, c->x.streamed_from == c->x.tail_from);
 }
 
+/* worker w is one of a lone copy's extra threads and another copy has started (lone_threads()) */
+static int beside_another(const copy_job *c, int w)
+{
+    return w >= c->shared && __atomic_load_n(&active_copies, __ATOMIC_ACQUIRE) > 1;
+}
+
 /* one worker's share of a copy: claim a piece, wait for its slot, pack or unpack it there; whoever
  * finishes a group queues the slot's next DMA: an upload the group's own, a download the group
  * SLOTS later (the first SLOTS are queued before the workers start) */
@@ -450,8 +490,7 @@ static void copy_share(void *job, int w)
     copy_job *c = job;
     int up = c->x.kind == CUFORT_H2D;
     size_t at, bytes, start, group;
-    (void)w;
-    while (!stopped(&c->f) && claim(&c->x, &at, &bytes)) {
+    while (!stopped(&c->f) && !beside_another(c, w) && claim(&c->x, &at, &bytes)) {
         long g = group_of(&c->x, at, &start, &group), next = up ? g : g + SLOTS;
         int i = slot_of(c, g);
         TRACE_HOST('C', at, bytes);
@@ -503,7 +542,11 @@ static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t 
     if (rc)
         return rc;
     TRACE_HOST('S', c.x.total, kind);
-    cufort_pool_run(workers_for(c.x.total), copy_share, &c);
+    int lone = __atomic_fetch_add(&active_copies, 1, __ATOMIC_ACQ_REL) == 0 &&
+               c.x.total >= LONE_BYTES;
+    c.shared = workers_for(c.x.total, 0);
+    cufort_pool_run(workers_for(c.x.total, lone), copy_share, &c);
+    __atomic_fetch_sub(&active_copies, 1, __ATOMIC_ACQ_REL);
     TRACE_HOST('E', c.x.total, kind);
     return settle(&c.f);
 }
