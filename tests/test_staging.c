@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "cufort.h"
+#include "staging.h"
 
 static float value(int64_t i) { return 1.0f + (float)(i % 9973) * 0.25f; }   /* never zero, exact */
 
@@ -258,6 +259,138 @@ static void alone_then_beside(void)
     }
 }
 
+/* Deterministic leave: a lone download A's unpacking holds every worker until all ALONE of them
+ * hold a piece, then until a second download B runs (B's own unpacking waits for A's end, so B is
+ * running throughout).  After B starts, only the usual count of A's workers may take new pieces. */
+enum { ALONE = 11, USUAL = 7 };
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t moved;
+    pthread_t seen[2][64];      /* threads unpacking A's pieces: before B ran, after */
+    int count[2], a_started, b_running, a_done;
+} leave_state;
+
+static int saw(leave_state *ls, int after)
+{
+    pthread_t me = pthread_self();
+    for (int i = 0; i < ls->count[after]; i++)
+        if (pthread_equal(ls->seen[after][i], me))
+            return 1;
+    if (ls->count[after] < 64)
+        ls->seen[after][ls->count[after]++] = me;
+    return 0;
+}
+
+static void wait_until(leave_state *ls, const int *flag, int want, double seconds)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += (time_t)seconds;
+    while (*flag < want && pthread_cond_timedwait(&ls->moved, &ls->lock, &t) == 0)
+        ;
+}
+
+static void unpack_a(char *dst, const char *src, size_t bytes, const void *ctx)
+{
+    leave_state *ls = (leave_state *)ctx;
+    pthread_mutex_lock(&ls->lock);
+    if (!ls->b_running) {
+        saw(ls, 0);
+        pthread_cond_broadcast(&ls->moved);
+        wait_until(ls, &ls->count[0], ALONE, 10);   /* every worker holds a piece */
+        ls->a_started = 1;
+        pthread_cond_broadcast(&ls->moved);
+        wait_until(ls, &ls->b_running, 1, 10);
+    } else {
+        saw(ls, 1);
+    }
+    pthread_mutex_unlock(&ls->lock);
+    memcpy(dst, src, bytes);
+}
+
+static void unpack_b(char *dst, const char *src, size_t bytes, const void *ctx)
+{
+    leave_state *ls = (leave_state *)ctx;
+    pthread_mutex_lock(&ls->lock);
+    ls->b_running = 1;
+    pthread_cond_broadcast(&ls->moved);
+    wait_until(ls, &ls->a_done, 1, 20);
+    pthread_mutex_unlock(&ls->lock);
+    memcpy(dst, src, bytes);
+}
+
+typedef struct { leave_state *ls; void *dev; float *host; size_t bytes; int rc; } download_b;
+
+static void *second_download(void *arg)
+{
+    download_b *b = arg;
+    cufort_stream s = NULL;
+    pthread_mutex_lock(&b->ls->lock);
+    wait_until(b->ls, &b->ls->a_started, 1, 20);
+    pthread_mutex_unlock(&b->ls->lock);
+    b->rc = cufort_stream_create(&s);
+    if (!b->rc)
+        b->rc = cufort_stage_to_host_combined(s, b->host, b->bytes, b->dev, b->bytes, 1, unpack_b,
+                                              b->ls);
+    if (s)
+        cufort_stream_synchronize(s), cufort_stream_destroy(s);
+    return NULL;
+}
+
+static int64_t differing(const float *x, const float *y, int64_t n)
+{
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++)
+        bad += x[i] != y[i];
+    return bad;
+}
+
+static void extra_threads_leave(void)
+{
+    char usual[16], alone[16];
+    snprintf(usual, sizeof usual, "%d", USUAL);
+    snprintf(alone, sizeof alone, "%d", ALONE);
+    setenv("CUFORT_STAGING_THREADS", usual, 1);
+    setenv("CUFORT_STAGING_THREADS_ALONE", alone, 1);
+    const int64_t n = (9 << 20) + 3;   /* 36 MiB and 12 bytes */
+    size_t bytes = (size_t)n * sizeof(float);
+    float *src = malloc(bytes), *a = malloc(bytes), *b = malloc(bytes);
+    void *dev = NULL;
+    leave_state ls = {.lock = PTHREAD_MUTEX_INITIALIZER, .moved = PTHREAD_COND_INITIALIZER};
+    cufort_stream s = NULL;
+    for (int64_t i = 0; i < n; i++)
+        src[i] = value(i + 77), a[i] = b[i] = -1.0f;
+    if (!src || !a || !b || cufort_alloc(&dev, (int64_t)bytes) || cufort_stream_create(&s) ||
+        cufort_stage_to_device_on(s, dev, src, bytes, bytes, 1) || cufort_stream_synchronize(s)) {
+        CHECK(0, "extra threads leave: set-up", "%s", cufort_last_error());
+        return;
+    }
+    download_b second = {&ls, dev, b, bytes, -1};
+    pthread_t th;
+    pthread_create(&th, NULL, second_download, &second);
+    int rc = cufort_stage_to_host_combined(s, a, bytes, dev, bytes, 1, unpack_a, &ls);
+    pthread_mutex_lock(&ls.lock);
+    ls.a_done = 1;
+    pthread_cond_broadcast(&ls.moved);
+    pthread_mutex_unlock(&ls.lock);
+    pthread_join(th, NULL);
+    cufort_stream_synchronize(s);
+    CHECK(rc == 0 && second.rc == 0, "extra threads leave: both downloads succeed", "%d %d: %s", rc,
+          second.rc, cufort_last_error());
+    CHECK(ls.count[0] == ALONE,
+          "a lone 36 MiB copy is unpacked by CUFORT_STAGING_THREADS_ALONE threads",
+          "%d threads", ls.count[0]);
+    CHECK(ls.b_running && ls.count[1] >= 1 && ls.count[1] <= USUAL,
+          "once another copy runs, at most CUFORT_STAGING_THREADS threads take its new pieces",
+          "%d threads (second copy running: %d)", ls.count[1], ls.b_running);
+    CHECK(differing(a, src, n) == 0 && differing(b, src, n) == 0,
+          "extra threads leave: both downloads exact", "%lld and %lld wrong",
+          (long long)differing(a, src, n), (long long)differing(b, src, n));
+    cufort_stream_destroy(s);
+    cufort_free(dev);
+    free(src), free(a), free(b);
+}
+
 int main(void)
 {
     /* the copies are cut between host threads: use more threads than this machine has cores, an
@@ -280,6 +413,7 @@ int main(void)
     nested();
     threads();
     alone_then_beside();
+    extra_threads_leave();
     /* staging slots are per thread and go with shutdown; a second life must work too */
     cufort_shutdown();
     CHECK_OK(cufort_init(), "init again");
