@@ -358,11 +358,16 @@ static void extra_threads_leave(void)
     void *dev = NULL;
     leave_state ls = {.lock = PTHREAD_MUTEX_INITIALIZER, .moved = PTHREAD_COND_INITIALIZER};
     cufort_stream s = NULL;
-    for (int64_t i = 0; i < n; i++)
+    int ready = src && a && b;
+    for (int64_t i = 0; ready && i < n; i++)
         src[i] = value(i + 77), a[i] = b[i] = -1.0f;
-    if (!src || !a || !b || cufort_alloc(&dev, (int64_t)bytes) || cufort_stream_create(&s) ||
+    if (!ready || cufort_alloc(&dev, (int64_t)bytes) || cufort_stream_create(&s) ||
         cufort_stage_to_device_on(s, dev, src, bytes, bytes, 1) || cufort_stream_synchronize(s)) {
-        CHECK(0, "extra threads leave: set-up", "%s", cufort_last_error());
+        CHECK(0, "extra threads leave: set-up", "%s", ready ? cufort_last_error() : "no memory");
+        if (s)
+            cufort_stream_destroy(s);
+        cufort_free(dev);
+        free(src), free(a), free(b);
         return;
     }
     download_b second = {&ls, dev, b, bytes, -1};

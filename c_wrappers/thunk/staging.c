@@ -361,10 +361,10 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
  * CUFORT_STAGING_THREADS_ALONE, else three quarters of the usable cores, at most LONE_WORKERS (none
  * more where CUFORT_STAGING_THREADS sets the count), never fewer than cufort_staging_threads().
  * Should another copy start while it runs, the threads beyond that count leave it
- * (beside_another()), so that two copies never hold more than twice the usual count.  (H100 host,
- * 16 cores: pageable GEMMs of n = 4096-8192 5-16% faster.  A smaller copy keeps the usual count:
- * it is bound by the DMA engine's reads of freshly packed slots, not by the packing;
- * docs/performance.md.) */
+ * (beside_another()), so that two copies never hold more than twice the usual count.  A large
+ * copy alone is bound by its packing; a smaller one keeps the usual count, being bound by the DMA
+ * engine's reads of slots just packed, where more packers only add memory traffic
+ * (docs/performance.md). */
 enum { LONE_WORKERS = 12, LONE_BYTES = 32 << 20 };
 static int active_copies;   /* staged copies running in the process (atomic) */
 
