@@ -202,61 +202,53 @@ static void nested(void)
               (long long)bad[i]);
 }
 
-static void *worker(void *arg)
+/* three round trips of n floats through one thread's staging, each of values shifted by `first`,
+ * then `step` more each round (a nonzero step: what a round failed to move must not pass for
+ * moved) */
+typedef struct { int64_t n, first, step, bad; } round_trips;
+
+static void *round_trip_thread(void *arg)
 {
-    int64_t *bad = arg;
-    int64_t n = (3 << 20) + 11;
-    float *x = malloc((size_t)n * sizeof *x);
-    *bad = 0;
-    for (int r = 0; r < 3 && *bad == 0; r++)
-        *bad = scaled_wrong(x, n);
+    round_trips *t = arg;
+    float *x = malloc((size_t)t->n * sizeof *x);
+    t->bad = x ? 0 : -1;
+    for (int r = 0; r < 3 && t->bad == 0; r++)
+        t->bad = scaled_wrong_from(x, t->n, t->first + r * t->step);
     free(x);
     return NULL;
+}
+
+/* T (at most MOST_AT_ONCE) threads' round trips at once, each checked under the name `what` (a
+ * format taking its index) */
+enum { MOST_AT_ONCE = 4 };
+static void at_once(int T, round_trips like, const char *what)
+{
+    pthread_t th[MOST_AT_ONCE];
+    round_trips t[MOST_AT_ONCE];
+    for (int i = 0; i < T; i++) {
+        t[i] = like;
+        pthread_create(&th[i], NULL, round_trip_thread, &t[i]);
+    }
+    for (int i = 0; i < T; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(t[i].bad == 0, ckf(what, i), "%lld wrong", (long long)t[i].bad);
+    }
 }
 
 static void threads(void)
 {
-    enum { T = 4 };
-    pthread_t th[T];
-    int64_t bad[T];
-    for (int i = 0; i < T; i++)
-        pthread_create(&th[i], NULL, worker, &bad[i]);
-    for (int i = 0; i < T; i++) {
-        pthread_join(th[i], NULL);
-        CHECK(bad[i] == 0, ckf("thread %d staged round trips", i), "%lld wrong", (long long)bad[i]);
-    }
+    at_once(4, (round_trips){.n = (3 << 20) + 11}, "thread %d staged round trips");
 }
 
-/* 36 MiB and 20 bytes, sscal'd three times, other values each time (what a round failed to move
- * must not pass for moved): a copy large enough to take more threads alone */
-static void *large_worker(void *arg)
-{
-    int64_t *bad = arg;
-    int64_t n = (9 << 20) + 5;
-    float *x = malloc((size_t)n * sizeof *x);
-    *bad = x ? 0 : -1;
-    for (int r = 0; r < 3 && *bad == 0; r++)
-        *bad = scaled_wrong_from(x, n, 1 + r * 4099);
-    free(x);
-    return NULL;
-}
-
-/* A large copy that starts alone takes CUFORT_STAGING_THREADS_ALONE threads; once another starts
- * beside it, its extra threads leave it, and what they would have packed must still land. */
+/* A large copy (36 MiB and 20 bytes) that starts alone takes CUFORT_STAGING_THREADS_ALONE threads;
+ * once another starts beside it, its extra threads leave it, and what they would have packed must
+ * still land. */
 static void alone_then_beside(void)
 {
-    enum { T = 2 };
-    int64_t bad[T];
-    large_worker(&bad[0]);
-    CHECK(bad[0] == 0, "36 MiB round trips, alone", "%lld wrong", (long long)bad[0]);
-    pthread_t th[T];
-    for (int i = 0; i < T; i++)
-        pthread_create(&th[i], NULL, large_worker, &bad[i]);
-    for (int i = 0; i < T; i++) {
-        pthread_join(th[i], NULL);
-        CHECK(bad[i] == 0, ckf("36 MiB round trips beside another thread's (%d)", i), "%lld wrong",
-              (long long)bad[i]);
-    }
+    round_trips large = {.n = (9 << 20) + 5, .first = 1, .step = 4099};
+    round_trip_thread(&large);
+    CHECK(large.bad == 0, "36 MiB round trips, alone", "%lld wrong", (long long)large.bad);
+    at_once(2, large, "36 MiB round trips beside another thread's (%d)");
 }
 
 /* Deterministic leave: a lone download A's unpacking holds every worker until all ALONE of them

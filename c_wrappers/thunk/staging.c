@@ -99,14 +99,27 @@ int cufort_host_dma_ready(const void *p, size_t bytes)
 /* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
  * cores), else WORKERS, or fewer when OpenMP or the process's CPU affinity offers fewer: an MPI
  * rank bound to one core copies alone, since a helper with no core of its own only delays it */
+/* the thread count environment variable `name` sets, at most MAX_WORKERS; 0 when unset */
+static int threads_from_env(const char *name)
+{
+    const char *env = getenv(name);
+    int n = env ? atoi(env) : 0;
+    return n <= 0 ? 0 : n < MAX_WORKERS ? n : MAX_WORKERS;
+}
+
+/* the threads that OpenMP and the process's CPU affinity offer */
+static int offered_threads(void)
+{
+    int t = omp_get_max_threads(), cpus = cufort_usable_cpus();
+    return cpus > 0 && cpus < t ? cpus : t;
+}
+
 int cufort_staging_threads(void)
 {
-    const char *env = getenv("CUFORT_STAGING_THREADS");
-    if (env && atoi(env) > 0)
-        return atoi(env) < MAX_WORKERS ? atoi(env) : MAX_WORKERS;
-    int t = omp_get_max_threads(), cpus = cufort_usable_cpus();
-    if (cpus > 0 && cpus < t)
-        t = cpus;
+    int t = threads_from_env("CUFORT_STAGING_THREADS");
+    if (t)
+        return t;
+    t = offered_threads();
     return t < 1 ? 1 : t < WORKERS ? t : WORKERS;
 }
 
@@ -368,31 +381,23 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
 enum { LONE_WORKERS = 12, LONE_BYTES = 32 << 20 };
 static int active_copies;   /* staged copies running in the process (atomic) */
 
+/* a lone copy's threads, given the usual count */
 static int lone_threads(int threads)
 {
-    const char *alone = getenv("CUFORT_STAGING_THREADS_ALONE");
-    const char *each = getenv("CUFORT_STAGING_THREADS");
-    int t;
-    if (alone && atoi(alone) > 0) {
-        t = atoi(alone) < MAX_WORKERS ? atoi(alone) : MAX_WORKERS;
-    } else if (each && atoi(each) > 0) {
-        return threads;
-    } else {
-        int cpus = cufort_usable_cpus();
-        t = omp_get_max_threads();
-        if (cpus > 0 && cpus < t)
-            t = cpus;
+    int t = threads_from_env("CUFORT_STAGING_THREADS_ALONE");
+    if (!t) {
+        if (threads_from_env("CUFORT_STAGING_THREADS"))
+            return threads;
+        t = offered_threads();
         t -= t / 4;
         t = t < LONE_WORKERS ? t : LONE_WORKERS;
     }
     return t > threads ? t : threads;
 }
 
-static int workers_for(size_t bytes, int lone)
+/* of `threads`, as many as a copy of `bytes` has pieces for */
+static int workers_for(size_t bytes, int threads)
 {
-    int threads = cufort_staging_threads();
-    if (lone)
-        threads = lone_threads(threads);
     size_t least = min_piece(bytes), useful = (bytes + least - 1) / least;
     return useful < (size_t)threads ? (int)useful : threads;
 }
@@ -544,8 +549,10 @@ static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t 
     TRACE_HOST('S', c.x.total, kind);
     int lone = __atomic_fetch_add(&active_copies, 1, __ATOMIC_ACQ_REL) == 0 &&
                c.x.total >= LONE_BYTES;
-    c.shared = workers_for(c.x.total, 0);
-    cufort_pool_run(workers_for(c.x.total, lone), copy_share, &c);
+    int threads = cufort_staging_threads();
+    c.shared = workers_for(c.x.total, threads);
+    cufort_pool_run(lone ? workers_for(c.x.total, lone_threads(threads)) : c.shared, copy_share,
+                    &c);
     __atomic_fetch_sub(&active_copies, 1, __ATOMIC_ACQ_REL);
     TRACE_HOST('E', c.x.total, kind);
     return settle(&c.f);
