@@ -460,6 +460,11 @@ HMM_PROBE_BIN := $(PROBE_DIR)/hmm_probe
 $(HMM_PROBE_BIN): bench/probes/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -o $@ $< -lcufft -Xlinker -rpath,$(CUDA_LIBDIR)
+# link_probe: the DMA engine against a copy kernel on slots just packed, and the DMA rate of 1..N GPUs at once
+LINK_PROBE_BIN := $(PROBE_DIR)/link_probe
+$(LINK_PROBE_BIN): bench/probes/link_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Xcompiler -fopenmp -o $@ $< -lcublas -lgomp -Xlinker -rpath,$(CUDA_LIBDIR)
 # pin_probe: can a pageable array stay pinned between calls, safely (userfaultfd events), and what
 # pinning and DMA from it cost
 PIN_PROBE_BIN := $(PROBE_DIR)/pin_probe
@@ -474,7 +479,7 @@ $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(L3_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN) \
+             $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(LINK_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN) \
              $(FIRST_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h), and trace_calls and bench_l3
 # against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline

@@ -1,0 +1,267 @@
+/* link_probe.cu — how fast pinned host memory reaches the GPUs, by which mover, and how many GPUs
+ * the host's memory feeds at once.  Two questions behind the staging engine (docs/performance.md):
+ *   fresh     One GPU.  A 32 MiB upload in 8 MiB groups, each group packed by T threads from a
+ *             pageable array just before it moves, as the staging engine packs its slots.  The
+ *             mover is the DMA engine (cudaMemcpyAsync) or a copy kernel on 16 to 2 x SMs blocks
+ *             reading the slot through its mapping; the DMA engine reads lines still in the CPU's caches slower than settled
+ *             ones.  Also each mover alone on 32 MiB just packed, and on 32 MiB evicted from the
+ *             caches; and each mover's 16 MiB beside a running SGEMM of n = 2048, the copy kernel on
+ *             a high-priority stream (it must find free SMs between the GEMM's blocks).
+ *   gpus      1..N GPUs at once, each moving 512 MiB between a pinned buffer of its own and its
+ *             memory by DMA: up, down, and both at once.  The aggregate is what the host's memory
+ *             gives the DMA engines, the ceiling of a GEMM spread over the GPUs on pinned arrays.
+ * Medians of REPS after a warm-up, wall clock to the last stream's end.
+ * Usage: link_probe [fresh|gpus|all] */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+enum { REPS = 9, MAXG = 16 };
+static const size_t MIB = (size_t)1 << 20;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, double *t, int n, size_t bytes)
+{
+    qsort(t, n, sizeof *t, cmp);
+    printf("%-58s median %8.3f ms  %6.1f GB/s  (min %.3f max %.3f)\n", what, 1e3 * t[n / 2],
+           bytes / t[n / 2] * 1e-9, 1e3 * t[0], 1e3 * t[n - 1]);
+    fflush(stdout);
+}
+
+__global__ void pull(int4 *dst, const int4 *src, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+/* ---- fresh: one GPU, slots just packed ---- */
+static char *src, *slot, *slot_dev, *dev, *junk;
+static cudaStream_t s_copy, s_high, s_gemm;
+static int blocks;
+
+static void pack(size_t at, size_t len, int threads)
+{
+#pragma omp parallel num_threads(threads)
+    {
+        int t = omp_get_thread_num();
+        size_t piece = len / threads, lo = at + t * piece;
+        memcpy(slot + lo, src + lo, t == threads - 1 ? len - t * piece : piece);
+    }
+}
+
+static void move(size_t at, size_t len, int kernel, cudaStream_t s)
+{
+    if (kernel)
+        pull<<<blocks, 512, 0, s>>>((int4 *)(dev + at), (const int4 *)(slot_dev + at), len / 16);
+    else
+        CK(cudaMemcpyAsync(dev + at, slot + at, len, cudaMemcpyHostToDevice, s));
+    CK(cudaGetLastError());
+}
+
+static void evict(void)   /* write more than the last-level cache holds */
+{
+#pragma omp parallel for num_threads(16)
+    for (long i = 0; i < 1024; i++) memset(junk + i * MIB, (int)i, MIB);
+}
+
+static int check(size_t bytes)
+{
+    char *back = (char *)malloc(bytes);
+    CK(cudaMemcpy(back, dev, bytes, cudaMemcpyDeviceToHost));
+    int ok = !memcmp(back, src, bytes);
+    free(back);
+    return ok;
+}
+
+static void fresh(void)
+{
+    const size_t BYTES = 32 * MIB, GROUP = 8 * MIB, GEMM_BYTES = 16 * MIB;
+    int lo, hi, sms;
+    CK(cudaSetDevice(0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    blocks = 2 * sms;
+    CK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    CK(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithPriority(&s_high, cudaStreamNonBlocking, hi));
+    CK(cudaStreamCreateWithFlags(&s_gemm, cudaStreamNonBlocking));
+    src = (char *)malloc(BYTES);
+    junk = (char *)malloc(1024 * MIB);
+    for (size_t i = 0; i < BYTES / 4; i++) ((unsigned *)src)[i] = (unsigned)(i * 2654435761u);
+    CK(cudaHostAlloc((void **)&slot, BYTES, cudaHostAllocPortable | cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void **)&slot_dev, slot, 0));
+    CK(cudaMalloc((void **)&dev, BYTES));
+    double t[REPS];
+    char what[96];
+    for (int kernel = 0; kernel < 5; kernel++) {   /* 1-4: the copy kernel on 16, 32, 64, 2 x SMs blocks */
+        blocks = kernel == 4 ? 2 * sms : 8 << kernel;
+        char mover[32];
+        snprintf(mover, sizeof mover, kernel ? "kernel x %d" : "dma", blocks);
+        for (int threads = 8; threads <= 12; threads += 4) {
+            for (int r = -1; r < REPS; r++) {   /* r = -1: warm-up */
+                CK(cudaMemset(dev, 0, BYTES));
+                CK(cudaDeviceSynchronize());
+                evict();
+                double t0 = now();
+                for (size_t at = 0; at < BYTES; at += GROUP) {
+                    pack(at, GROUP, threads);
+                    move(at, GROUP, kernel, kernel ? s_high : s_copy);
+                }
+                CK(cudaDeviceSynchronize());
+                if (r >= 0) t[r] = now() - t0;
+            }
+            snprintf(what, sizeof what, "32 MiB packed in 8 MiB groups, %d threads, %s%s", threads, mover,
+                     check(BYTES) ? "" : " WRONG");
+            report(what, t, REPS, BYTES);
+        }
+        for (int settled = 0; settled < 2; settled++) {
+            for (int r = -1; r < REPS; r++) {
+                pack(0, BYTES, 8);
+                if (settled) evict();
+                double t0 = now();
+                move(0, BYTES, kernel, kernel ? s_high : s_copy);
+                CK(cudaDeviceSynchronize());
+                if (r >= 0) t[r] = now() - t0;
+            }
+            snprintf(what, sizeof what, "32 MiB %s, moved alone, %s",
+                     settled ? "evicted from the caches" : "just packed", mover);
+            report(what, t, REPS, BYTES);
+        }
+    }
+    /* beside a GEMM: the mover's own time from events, and the pair's wall clock */
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "cublasCreate failed\n"); exit(1); }
+    cublasSetStream(h, s_gemm);
+    const int n = 2048;
+    float *a, *c, one = 1.0f;
+    CK(cudaMalloc((void **)&a, (size_t)n * n * 4));
+    CK(cudaMalloc((void **)&c, (size_t)n * n * 4));
+    CK(cudaMemset(a, 0, (size_t)n * n * 4));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int kernel = -1; kernel < 5; kernel++) {   /* -1: the GEMM alone */
+        blocks = kernel == 4 ? 2 * sms : 8 << kernel;
+        double tm[REPS];
+        for (int r = -1; r < REPS; r++) {
+            pack(0, GEMM_BYTES, 8);
+            CK(cudaDeviceSynchronize());
+            double t0 = now();
+            cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &one, c, n);
+            if (kernel >= 0) {
+                cudaStream_t s = kernel ? s_high : s_copy;
+                usleep(50);   /* the GEMM's blocks hold the SMs, as when an upload joins a running GEMM */
+                CK(cudaEventRecord(e0, s));
+                move(0, GEMM_BYTES, kernel, s);
+                CK(cudaEventRecord(e1, s));
+            }
+            CK(cudaDeviceSynchronize());
+            if (r >= 0) {
+                t[r] = now() - t0;
+                float ms = 0;
+                if (kernel >= 0) CK(cudaEventElapsedTime(&ms, e0, e1));
+                tm[r] = 1e-3 * ms;
+            }
+        }
+        if (kernel < 0) {
+            report("SGEMM n = 2048 alone (wall)", t, REPS, 0);
+            continue;
+        }
+        snprintf(what, sizeof what, "16 MiB just packed beside SGEMM 2048, %s (own time)",
+                 kernel ? "kernel, high priority" : "dma");
+        if (kernel) snprintf(what, sizeof what, "16 MiB beside SGEMM 2048, kernel x %d, high priority", blocks);
+        report(what, tm, REPS, GEMM_BYTES);
+        snprintf(what, sizeof what, "  the pair's wall clock");
+        report(what, t, REPS, 0);
+    }
+    cublasDestroy(h);
+    CK(cudaFree(a));
+    CK(cudaFree(c));
+    CK(cudaFree(dev));
+    CK(cudaFreeHost(slot));
+    free(src);
+    free(junk);
+}
+
+/* ---- gpus: aggregate DMA over several GPUs ---- */
+static void gpus(void)
+{
+    const size_t BYTES = 512 * MIB;
+    int count;
+    CK(cudaGetDeviceCount(&count));
+    if (count > MAXG) count = MAXG;
+    char *host_up[MAXG], *host_down[MAXG], *dev_up[MAXG], *dev_down[MAXG];
+    cudaStream_t up[MAXG], down[MAXG];
+    for (int g = 0; g < count; g++) {
+        CK(cudaSetDevice(g));
+        CK(cudaHostAlloc((void **)&host_up[g], BYTES, cudaHostAllocPortable));
+        CK(cudaHostAlloc((void **)&host_down[g], BYTES, cudaHostAllocPortable));
+        memset(host_up[g], g + 1, BYTES);
+        memset(host_down[g], 0, BYTES);
+        CK(cudaMalloc((void **)&dev_up[g], BYTES));
+        CK(cudaMalloc((void **)&dev_down[g], BYTES));
+        CK(cudaMemset(dev_down[g], 7, BYTES));
+        CK(cudaStreamCreateWithFlags(&up[g], cudaStreamNonBlocking));
+        CK(cudaStreamCreateWithFlags(&down[g], cudaStreamNonBlocking));
+    }
+    printf("%d GPU(s), 512 MiB per GPU each way\n", count);
+    double t[REPS];
+    char what[96];
+    static const char *dirs[3] = {"up", "down", "both"};
+    for (int k = 1; k <= count; k++) {
+        for (int d = 0; d < 3; d++) {
+            for (int r = -1; r < REPS; r++) {
+                double t0 = now();
+                for (int g = 0; g < k; g++) {
+                    CK(cudaSetDevice(g));
+                    if (d != 1) CK(cudaMemcpyAsync(dev_up[g], host_up[g], BYTES, cudaMemcpyHostToDevice, up[g]));
+                    if (d != 0) CK(cudaMemcpyAsync(host_down[g], dev_down[g], BYTES, cudaMemcpyDeviceToHost, down[g]));
+                }
+                for (int g = 0; g < k; g++) {
+                    CK(cudaSetDevice(g));
+                    CK(cudaDeviceSynchronize());
+                }
+                if (r >= 0) t[r] = now() - t0;
+            }
+            snprintf(what, sizeof what, "%d GPU(s) at once, dma %s, all GPUs together", k, dirs[d]);
+            report(what, t, REPS, BYTES * k * (d == 2 ? 2 : 1));
+        }
+    }
+    for (int g = 0; g < count; g++) {
+        CK(cudaSetDevice(g));
+        CK(cudaFreeHost(host_up[g]));
+        CK(cudaFreeHost(host_down[g]));
+        CK(cudaFree(dev_up[g]));
+        CK(cudaFree(dev_down[g]));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "all";
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    printf("# link_probe on %s, %d host threads\n", p.name, omp_get_max_threads());
+    if (!strcmp(what, "fresh") || !strcmp(what, "all")) fresh();
+    if (!strcmp(what, "gpus") || !strcmp(what, "all")) gpus();
+    return 0;
+}
