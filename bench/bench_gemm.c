@@ -588,6 +588,10 @@ int main(int argc, char **argv)
     if (!nvblas) {
         cublasXtDestroy(xt);
         cublasDestroy(handle);
+        /* against the trace build (make trace-build): the timeline, while its GPU events still exist */
+        void (*dump)(void) = (void (*)(void))dlsym(RTLD_DEFAULT, "cufort_trace_dump");
+        if (dump)
+            dump();
         cufort_shutdown();
     }
     return 0;

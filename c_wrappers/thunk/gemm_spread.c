@@ -7,6 +7,7 @@
 
 #include "devices_run.h"
 #include "gemm_internal.h"
+#include "stage_trace.h"
 
 typedef cufort_gemm_job job;
 
@@ -121,6 +122,7 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
                       int64_t n, int64_t k, const void *alpha, const void *A, int64_t lda,
                       const void *B, int64_t ldb, const void *beta, void *C, int64_t ldc)
 {
+    TRACE_HOST('T', 0, 0);
     int st = cufort_ensure_init(routine);
     if (st)
         return st;
@@ -166,5 +168,6 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
     cufort_held_release(&j.a);   /* every device's streams are synchronised by now */
     cufort_held_release(&j.b);
     cufort_held_release(&j.c);
+    TRACE_HOST('Z', 0, 0);
     return cufort_in(routine, st);
 }

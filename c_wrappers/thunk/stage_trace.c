@@ -11,7 +11,7 @@
 enum { MAX_EVENTS = 1 << 20, MAX_GPU = 1 << 16 };
 
 typedef struct { long long t_ns, a, b; int thread; char code; } event;
-typedef struct { cudaEvent_t e; long long a, b; char code; } gpu_event;
+typedef struct { cudaEvent_t e; long long a, b; int dev; char code; } gpu_event;
 
 static event events[MAX_EVENTS];
 static gpu_event gpu[MAX_GPU];
@@ -45,10 +45,12 @@ void cufort_trace_gpu(void *stream, char code, long long a, long long b)
     if (i >= MAX_GPU || cudaEventCreate(&gpu[i].e) != cudaSuccess)
         return;
     gpu[i].a = a, gpu[i].b = b, gpu[i].code = code;
+    cudaGetDevice(&gpu[i].dev);
     cudaEventRecord(gpu[i].e, (cudaStream_t)stream);
 }
 
-/* GPU times relative to a reference event whose host time is taken as it completes */
+/* GPU times relative to a reference event on each device whose host time is taken as it completes;
+ * device d's events are written as thread -1 - d */
 void cufort_trace_dump(void)
 {
     static int dumped;
@@ -61,8 +63,14 @@ void cufort_trace_dump(void)
     for (int i = 0; i < n; i++)
         fprintf(f, "%.3f %d %c %lld %lld\n", (events[i].t_ns - t0) / 1e3, events[i].thread,
                 events[i].code, events[i].a, events[i].b);
-    cudaEvent_t ref;
-    if (g && cudaEventCreate(&ref) == cudaSuccess) {
+    int devices = 0, was = 0;
+    cudaGetDevice(&was);
+    for (int i = 0; i < g; i++)
+        devices = gpu[i].dev >= devices ? gpu[i].dev + 1 : devices;
+    for (int d = 0; d < devices; d++) {
+        cudaEvent_t ref;
+        if (cudaSetDevice(d) != cudaSuccess || cudaEventCreate(&ref) != cudaSuccess)
+            continue;
         cudaDeviceSynchronize();
         cudaEventRecord(ref, 0);
         while (cudaEventQuery(ref) == cudaErrorNotReady)
@@ -70,11 +78,13 @@ void cufort_trace_dump(void)
         long long t_ref = now_ns();
         for (int i = 0; i < g; i++) {
             float ms;
-            if (cudaEventElapsedTime(&ms, gpu[i].e, ref) == cudaSuccess)
-                fprintf(f, "%.3f -1 %c %lld %lld\n", (t_ref - t0) / 1e3 - ms * 1e3, gpu[i].code,
+            if (gpu[i].dev == d && cudaEventElapsedTime(&ms, gpu[i].e, ref) == cudaSuccess)
+                fprintf(f, "%.3f %d %c %lld %lld\n", (t_ref - t0) / 1e3 - ms * 1e3, -1 - d, gpu[i].code,
                         gpu[i].a, gpu[i].b);
         }
+        cudaEventDestroy(ref);
     }
+    cudaSetDevice(was);
     fclose(f);
 }
 __attribute__((destructor)) static void dump_at_exit(void) { cufort_trace_dump(); }
