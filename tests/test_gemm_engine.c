@@ -192,8 +192,9 @@ static case_t make(char prec, char ta, char tb, int m, int n, int k, double comp
                     (m > 0 ? m : 1) + pad, alpha, beta, 0};
 }
 
-/* Every precision, transpose pair and scalar case on odd shapes, in the current plan mode. */
-static void sweep(const char *mode)
+/* Every precision, transpose pair and scalar case on odd shapes, in the current plan mode, on
+ * pageable or pinned arrays. */
+static void sweep_arrays(const char *mode, int pinned)
 {
     static const int shapes[][3] = {{1, 1, 1}, {37, 53, 29}, {70, 33, 101}};
     static const char precs[] = "sdcz";
@@ -206,17 +207,22 @@ static void sweep(const char *mode)
                     double complex al = is_cplx(*p) ? 1.25 - 0.5 * I : 1.25;
                     double complex be = is_cplx(*p) ? -0.75 + 0.25 * I : -0.75;
                     case_t c = make(*p, *ta, *tb, sh[0], sh[1], sh[2], al, be, (int)s % 2 * 3);
+                    c.pinned = pinned;
                     check_case(&c, mode);
                     c.beta = 0;        /* C is NaN on entry and must not be read */
                     check_case(&c, mode);
                 }
         /* alpha = 0 and k = 0: C = beta C, A and B not read */
         case_t c = make(*p, 'N', 'T', 45, 38, 17, 0, 0.5, 2);
+        c.pinned = pinned;
         check_case(&c, mode);
         c = make(*p, 'T', 'N', 45, 38, 0, 1.5, -2, 1);
+        c.pinned = pinned;
         check_case(&c, mode);
     }
 }
+
+static void sweep(const char *mode) { sweep_arrays(mode, 0); }
 
 static void plan_checks(void)
 {
@@ -370,6 +376,10 @@ static void spread_checks(void)
         setenv("CUFORT_DEVICES", list, 1);
         setenv("CUFORT_GEMM_TILE", "16", 1);
         sweep(ckf("%d devices, tile 16", d));
+        sweep_arrays(ckf("%d devices, tile 16, pinned", d), 1);
+        setenv("CUFORT_GEMM_HOST_BETA", "1", 1);   /* as a pinned C of 64 MiB or more */
+        sweep_arrays(ckf("%d devices, tile 16, pinned, beta C on the host", d), 1);
+        unsetenv("CUFORT_GEMM_HOST_BETA");
         case_t c = make('d', 'T', 'N', 70, 97, 45, 1.5, -0.5, 2);
         check_case(&c, ckf("%d devices", d));
         cufort_thunk_gemm_last_plan(&info);
@@ -397,6 +407,17 @@ static void spread_checks(void)
         CHECK(info.devices == d && info.resident && info.mb == 16,
               ckf("%d devices, pinned: resident rows of 16 on each", d),
               "devices %d resident %d mb %lld", info.devices, info.resident, (long long)info.mb);
+        /* pinned, each device claims its next column panel and uploads its B, and its own rows of
+         * A, ahead of its tiles: still every panel once, B once, A once to each device, and C (a
+         * small pinned one: the GPU adds beta C) up once and back once */
+        int64_t pinned_panels = 0;
+        for (int i = busy = 0; i < info.devices; i++)
+            pinned_panels += info.device_panels[i], busy += info.device_panels[i] > 0;
+        CHECK(pinned_panels == (97 + info.nb - 1) / info.nb &&
+                  info.bytes_in + info.bytes_peer == b + (size_t)busy * a + cb && info.bytes_out == cb,
+              ckf("%d devices, pinned: every panel once, B once, A once to each device", d),
+              "%lld panels of %lld; moved %zu + %zu, %zu between devices", (long long)pinned_panels,
+              (long long)info.nb, info.bytes_in, info.bytes_out, info.bytes_peer);
         c.pinned = 0;
         /* devices that cannot reach each other (simulated on the host backend): A from the
          * host to each */

@@ -302,6 +302,7 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
         s->row = row;
         s->col = col;
     }
+    TRACE_GPU(on, which ? 'b' : how == CUFORT_GEMM_A_COPY ? 'p' : 'a', row, col);
     if (how == CUFORT_GEMM_A_UPLOAD_OFFER)
         cufort_gemm_offer_a(j->share, row, st ? NULL : s->dev, s->ev[READY]);
     return st;
@@ -406,6 +407,27 @@ static int row_order(const job *j, int64_t order[MAX_PANELS])
     return 1;
 }
 
+/* Spread and resident with A and B in DMA reach, a device queues its uploads ahead of its tiles:
+ * after its first tile, the rest of its own block of A's row panels; as it starts a column panel,
+ * the next one's B, which it claims then.  Queued just in time instead, by a host thread that C's
+ * downloads hold a tile or two ahead of the GPU, they kept the GPU waiting at every new panel. */
+static int uploads_ahead(const job *j)
+{
+    return j->share && j->resident && j->kt == 1 && j->nbs > 1 && cufort_held_dma(&j->a) &&
+           cufort_held_dma(&j->b);
+}
+
+static int own_rows_ahead(job *j)
+{
+    int64_t devices = j->share->count, blk = j->share_index;
+    int st = CUFORT_SUCCESS;
+    for (int64_t row = blk * j->mt / devices; row < (blk + 1) * j->mt / devices && !st; row++) {
+        slot *a;
+        st = block(j, 0, row, 0, &a);
+    }
+    return st;
+}
+
 static int run(job *j)
 {
     const int64_t lag = j->nc > 2 ? 2 : 1;
@@ -419,14 +441,22 @@ static int run(job *j)
         w = j->e->downloads;
     }
     int64_t order[MAX_PANELS];
-    int ordered = row_order(j, order);
-    for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = next_panel(j, jj))
+    int ordered = row_order(j, order), ahead = uploads_ahead(j);
+    int64_t next = -1;   /* with uploads ahead: the column panel claimed after jj */
+    for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = ahead ? next : next_panel(j, jj))
         for (int64_t r = 0; r < j->mt && !st; r++) {
             int64_t i = ordered ? order[r] : r;
             int s = (int)(t % j->nc);
             if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
                 break;
             st = tile(j, &j->e->c[s], i, jj);
+            if (!st && ahead && r == 0) {
+                slot *b;
+                if (t == 0)
+                    st = own_rows_ahead(j);
+                if (!st && (next = next_panel(j, jj)) < j->nt)
+                    st = block(j, 1, 0, next, &b);
+            }
             for (t++; !st && t - back > lag; back++)
                 st = give_back(j, w, back, ticket, &last);
         }
