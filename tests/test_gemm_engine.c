@@ -413,8 +413,8 @@ static void spread_checks(void)
         int64_t pinned_panels = 0;
         for (int i = busy = 0; i < info.devices; i++)
             pinned_panels += info.device_panels[i], busy += info.device_panels[i] > 0;
-        CHECK(pinned_panels == (97 + info.nb - 1) / info.nb &&
-                  info.bytes_in + info.bytes_peer == b + (size_t)busy * a + cb && info.bytes_out == cb,
+        CHECK(pinned_panels == (97 + info.nb - 1) / info.nb && info.bytes_out == cb &&
+                  info.bytes_in + info.bytes_peer == b + (size_t)busy * a + cb,
               ckf("%d devices, pinned: every panel once, B once, A once to each device", d),
               "%lld panels of %lld; moved %zu + %zu, %zu between devices", (long long)pinned_panels,
               (long long)info.nb, info.bytes_in, info.bytes_out, info.bytes_peer);

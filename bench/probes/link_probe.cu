@@ -2,11 +2,12 @@
  * the host's memory feeds at once.  Two questions behind the staging engine (docs/performance.md):
  *   fresh     One GPU.  A 32 MiB upload in 8 MiB groups, each group packed by T threads from a
  *             pageable array just before it moves, as the staging engine packs its slots.  The
- *             mover is the DMA engine (cudaMemcpyAsync) or a copy kernel on 16 to 2 x SMs blocks
- *             reading the slot through its mapping; the DMA engine reads lines still in the CPU's caches slower than settled
- *             ones.  Also each mover alone on 32 MiB just packed, and on 32 MiB evicted from the
- *             caches; and each mover's 16 MiB beside a running SGEMM of n = 2048, the copy kernel on
- *             a high-priority stream (it must find free SMs between the GEMM's blocks).
+ *             mover is the DMA engine (cudaMemcpyAsync) or a copy kernel on 16 to 2 x SMs
+ *             blocks reading the slot through its mapping; the DMA engine reads lines still in the
+ *             CPU's caches slower than settled ones.  Also each mover alone on 32 MiB just packed,
+ *             and on 32 MiB evicted from the caches; and each mover's 16 MiB beside a running SGEMM
+ *             of n = 2048, the copy kernel on a high-priority stream (it must find free SMs between
+ *             the GEMM's blocks).
  *   gpus      1..N GPUs at once, each moving 512 MiB between a pinned buffer of its own and its
  *             memory by DMA: up, down, and both at once.  The aggregate is what the host's memory
  *             gives the DMA engines, the ceiling of a GEMM spread over the GPUs on pinned arrays.
@@ -22,7 +23,8 @@
 #include <unistd.h>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-    fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+    fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+    exit(1); } } while (0)
 
 enum { REPS = 9, MAXG = 16 };
 static const size_t MIB = (size_t)1 << 20;
@@ -50,7 +52,8 @@ static void report(const char *what, double *t, int n, size_t bytes)
 
 __global__ void pull(int4 *dst, const int4 *src, size_t n)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    size_t step = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += step)
         dst[i] = src[i];
 }
 
@@ -112,8 +115,8 @@ static void fresh(void)
     CK(cudaMalloc((void **)&dev, BYTES));
     double t[REPS];
     char what[96];
-    for (int kernel = 0; kernel < 5; kernel++) {   /* 1-4: the copy kernel on 16, 32, 64, 2 x SMs blocks */
-        blocks = kernel == 4 ? 2 * sms : 8 << kernel;
+    for (int kernel = 0; kernel < 5; kernel++) {   /* 1-4: the copy kernel, 16 to 2 x SMs blocks */
+        blocks = kernel == 4 ? 2 * sms : kernel > 0 ? 8 << kernel : 0;
         char mover[32];
         snprintf(mover, sizeof mover, kernel ? "kernel x %d" : "dma", blocks);
         for (int threads = 8; threads <= 12; threads += 4) {
@@ -129,8 +132,8 @@ static void fresh(void)
                 CK(cudaDeviceSynchronize());
                 if (r >= 0) t[r] = now() - t0;
             }
-            snprintf(what, sizeof what, "32 MiB packed in 8 MiB groups, %d threads, %s%s", threads, mover,
-                     check(BYTES) ? "" : " WRONG");
+            snprintf(what, sizeof what, "32 MiB packed in 8 MiB groups, %d threads, %s%s", threads,
+                     mover, check(BYTES) ? "" : " WRONG");
             report(what, t, REPS, BYTES);
         }
         for (int settled = 0; settled < 2; settled++) {
@@ -149,18 +152,22 @@ static void fresh(void)
     }
     /* beside a GEMM: the mover's own time from events, and the pair's wall clock */
     cublasHandle_t h;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "cublasCreate failed\n"); exit(1); }
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+        fprintf(stderr, "cublasCreate failed\n");
+        exit(1);
+    }
     cublasSetStream(h, s_gemm);
     const int n = 2048;
     float *a, *c, one = 1.0f;
     CK(cudaMalloc((void **)&a, (size_t)n * n * 4));
     CK(cudaMalloc((void **)&c, (size_t)n * n * 4));
-    CK(cudaMemset(a, 0, (size_t)n * n * 4));
+    CK(cudaMemset(a, 0x3c, (size_t)n * n * 4));   /* every float 0.0115: not zeros, whose GEMM */
+    CK(cudaMemset(c, 0x3c, (size_t)n * n * 4));   /* draws less power */
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     for (int kernel = -1; kernel < 5; kernel++) {   /* -1: the GEMM alone */
-        blocks = kernel == 4 ? 2 * sms : 8 << kernel;
+        blocks = kernel == 4 ? 2 * sms : kernel > 0 ? 8 << kernel : 0;
         double tm[REPS];
         for (int r = -1; r < REPS; r++) {
             pack(0, GEMM_BYTES, 8);
@@ -169,7 +176,7 @@ static void fresh(void)
             cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &one, c, n);
             if (kernel >= 0) {
                 cudaStream_t s = kernel ? s_high : s_copy;
-                usleep(50);   /* the GEMM's blocks hold the SMs, as when an upload joins a running GEMM */
+                usleep(50);   /* the GEMM holds the SMs, as when an upload joins a running GEMM */
                 CK(cudaEventRecord(e0, s));
                 move(0, GEMM_BYTES, kernel, s);
                 CK(cudaEventRecord(e1, s));
@@ -188,7 +195,9 @@ static void fresh(void)
         }
         snprintf(what, sizeof what, "16 MiB just packed beside SGEMM 2048, %s (own time)",
                  kernel ? "kernel, high priority" : "dma");
-        if (kernel) snprintf(what, sizeof what, "16 MiB beside SGEMM 2048, kernel x %d, high priority", blocks);
+        if (kernel)
+            snprintf(what, sizeof what, "16 MiB beside SGEMM 2048, kernel x %d, high priority",
+                     blocks);
         report(what, tm, REPS, GEMM_BYTES);
         snprintf(what, sizeof what, "  the pair's wall clock");
         report(what, t, REPS, 0);
@@ -233,8 +242,12 @@ static void gpus(void)
                 double t0 = now();
                 for (int g = 0; g < k; g++) {
                     CK(cudaSetDevice(g));
-                    if (d != 1) CK(cudaMemcpyAsync(dev_up[g], host_up[g], BYTES, cudaMemcpyHostToDevice, up[g]));
-                    if (d != 0) CK(cudaMemcpyAsync(host_down[g], dev_down[g], BYTES, cudaMemcpyDeviceToHost, down[g]));
+                    if (d != 1)
+                        CK(cudaMemcpyAsync(dev_up[g], host_up[g], BYTES, cudaMemcpyHostToDevice,
+                                           up[g]));
+                    if (d != 0)
+                        CK(cudaMemcpyAsync(host_down[g], dev_down[g], BYTES, cudaMemcpyDeviceToHost,
+                                           down[g]));
                 }
                 for (int g = 0; g < k; g++) {
                     CK(cudaSetDevice(g));

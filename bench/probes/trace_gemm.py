@@ -38,7 +38,8 @@ for d in sorted(gpu):
         gaps = [b - a for a, b in zip(ks, ks[1:])]
         print(f"  {len(ks)} tiles' GEMMs done: " + " ".join(f"{x:.1f}" for x in ks))
         if gaps:
-            print(f"  between tiles: median {sorted(gaps)[len(gaps) // 2]:.2f} ms, longest {max(gaps):.2f}")
+            median = sorted(gaps)[len(gaps) // 2]
+            print(f"  between tiles: median {median:.2f} ms, longest {max(gaps):.2f}")
     groups = [ms(e[0]) for e in g if e[2] == 'G']
     if groups:
         print(f"  staged DMAs: {len(groups)} groups done, from {groups[0]:.1f} to {groups[-1]:.1f}")

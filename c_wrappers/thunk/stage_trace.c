@@ -79,8 +79,8 @@ void cufort_trace_dump(void)
         for (int i = 0; i < g; i++) {
             float ms;
             if (gpu[i].dev == d && cudaEventElapsedTime(&ms, gpu[i].e, ref) == cudaSuccess)
-                fprintf(f, "%.3f %d %c %lld %lld\n", (t_ref - t0) / 1e3 - ms * 1e3, -1 - d, gpu[i].code,
-                        gpu[i].a, gpu[i].b);
+                fprintf(f, "%.3f %d %c %lld %lld\n", (t_ref - t0) / 1e3 - ms * 1e3, -1 - d,
+                        gpu[i].code, gpu[i].a, gpu[i].b);
         }
         cudaEventDestroy(ref);
     }
