@@ -161,8 +161,8 @@ static void fresh(void)
     float *a, *c, one = 1.0f;
     CK(cudaMalloc((void **)&a, (size_t)n * n * 4));
     CK(cudaMalloc((void **)&c, (size_t)n * n * 4));
-    CK(cudaMemset(a, 0x3c, (size_t)n * n * 4));   /* every float 0.0115: not zeros, whose GEMM */
-    CK(cudaMemset(c, 0x3c, (size_t)n * n * 4));   /* draws less power */
+    CK(cudaMemset(a, 0, (size_t)n * n * 4));   /* zeros: only the GEMM's hold on the SMs matters */
+    CK(cudaMemset(c, 0, (size_t)n * n * 4));   /* here (docs/performance.md's figures: these) */
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
