@@ -451,7 +451,7 @@ $(TRACE_CALLS_BIN) $(FIRST_CALLS_BIN): $(PROBE_DIR)/%: bench/probes/%.c bench/be
 	    -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA_LIBDIR)
 # stage_bench: pageable arrays to and from the GPU, every staging scheme tried
 STAGE_BENCH_BIN := $(PROBE_DIR)/stage_bench
-$(STAGE_BENCH_BIN): bench/probes/stage_bench.c c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
+$(STAGE_BENCH_BIN): bench/probes/stage_bench.c bench/bench_util.h c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/thunk $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
@@ -462,7 +462,7 @@ $(HMM_PROBE_BIN): bench/probes/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -o $@ $< -lcufft -Xlinker -rpath,$(CUDA_LIBDIR)
 # link_probe: the DMA engine against a copy kernel on slots just packed, and the DMA rate of 1..N GPUs at once
 LINK_PROBE_BIN := $(PROBE_DIR)/link_probe
-$(LINK_PROBE_BIN): bench/probes/link_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
+$(LINK_PROBE_BIN): bench/probes/link_probe.cu bench/bench_util.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Xcompiler -fopenmp -o $@ $< -lcublas -lgomp -Xlinker -rpath,$(CUDA_LIBDIR)
 # pin_probe: can a pageable array stay pinned between calls, safely (userfaultfd events), and what

@@ -357,6 +357,16 @@ static void devices_set_aside(int count, const case_t *c0)
 
 static int thread_body(int id, char *err, size_t errlen);
 
+/* the column panels the last plan's devices did in all; *busy: how many devices did any */
+static int64_t panels_done(const cufort_gemm_plan_info *info, int64_t *busy)
+{
+    int64_t panels = 0;
+    *busy = 0;
+    for (int i = 0; i < info->devices; i++)
+        panels += info->device_panels[i], *busy += info->device_panels[i] > 0;
+    return panels;
+}
+
 /* Spread over 2-4 devices (on the host backend, CUFORT_HOST_DEVICES simulated ones): the sweep
  * again, out of core too, the panels' count and the bytes, a device list in any order, threads,
  * helpers ending at shutdown and at a device change, and a bad list. */
@@ -383,9 +393,7 @@ static void spread_checks(void)
         case_t c = make('d', 'T', 'N', 70, 97, 45, 1.5, -0.5, 2);
         check_case(&c, ckf("%d devices", d));
         cufort_thunk_gemm_last_plan(&info);
-        int64_t panels = 0, width = info.nb, busy = 0;
-        for (int i = 0; i < info.devices; i++)
-            panels += info.device_panels[i], busy += info.device_panels[i] > 0;
+        int64_t busy, width = info.nb, panels = panels_done(&info, &busy);
         CHECK(info.devices == d && panels == (97 + width - 1) / width,
               ckf("%d devices: every column panel once", d), "devices %d, %lld panels of %lld",
               info.devices, (long long)panels, (long long)width);
@@ -410,9 +418,7 @@ static void spread_checks(void)
         /* pinned, each device claims its next column panel and uploads its B, and its own rows of
          * A, ahead of its tiles: still every panel once, B once, A once to each device, and C (a
          * small pinned one: the GPU adds beta C) up once and back once */
-        int64_t pinned_panels = 0;
-        for (int i = busy = 0; i < info.devices; i++)
-            pinned_panels += info.device_panels[i], busy += info.device_panels[i] > 0;
+        int64_t pinned_panels = panels_done(&info, &busy);
         CHECK(pinned_panels == (97 + info.nb - 1) / info.nb && info.bytes_out == cb &&
                   info.bytes_in + info.bytes_peer == b + (size_t)busy * a + cb,
               ckf("%d devices, pinned: every panel once, B once, A once to each device", d),
@@ -425,8 +431,7 @@ static void spread_checks(void)
             setenv("CUFORT_HOST_DEVICES_NO_PEER", "1", 1);
             check_case(&c, ckf("%d devices, no peer copies", d));
             cufort_thunk_gemm_last_plan(&info);
-            for (int i = busy = 0; i < info.devices; i++)
-                busy += info.device_panels[i] > 0;
+            panels_done(&info, &busy);
             CHECK(info.bytes_in == b + (size_t)busy * a && info.bytes_peer == 0,
                   ckf("%d devices, no peer copies: A once per device", d),
                   "moved %zu in, %zu between devices; want %zu, 0", info.bytes_in, info.bytes_peer,

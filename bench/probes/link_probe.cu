@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench_util.h"
+
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
     exit(1); } } while (0)
@@ -29,24 +31,11 @@
 enum { REPS = 9, MAXG = 16 };
 static const size_t MIB = (size_t)1 << 20;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void report(const char *what, double *t, int n, size_t bytes)
 {
-    qsort(t, n, sizeof *t, cmp);
-    printf("%-58s median %8.3f ms  %6.1f GB/s  (min %.3f max %.3f)\n", what, 1e3 * t[n / 2],
-           bytes / t[n / 2] * 1e-9, 1e3 * t[0], 1e3 * t[n - 1]);
+    double median = bench_median(t, n);   /* sorts t */
+    printf("%-58s median %8.3f ms  %6.1f GB/s  (min %.3f max %.3f)\n", what, 1e3 * median,
+           bytes / median * 1e-9, 1e3 * t[0], 1e3 * t[n - 1]);
     fflush(stdout);
 }
 
@@ -124,13 +113,13 @@ static void fresh(void)
                 CK(cudaMemset(dev, 0, BYTES));
                 CK(cudaDeviceSynchronize());
                 evict();
-                double t0 = now();
+                double t0 = bench_now();
                 for (size_t at = 0; at < BYTES; at += GROUP) {
                     pack(at, GROUP, threads);
                     move(at, GROUP, kernel, kernel ? s_high : s_copy);
                 }
                 CK(cudaDeviceSynchronize());
-                if (r >= 0) t[r] = now() - t0;
+                if (r >= 0) t[r] = bench_now() - t0;
             }
             snprintf(what, sizeof what, "32 MiB packed in 8 MiB groups, %d threads, %s%s", threads,
                      mover, check(BYTES) ? "" : " WRONG");
@@ -140,10 +129,10 @@ static void fresh(void)
             for (int r = -1; r < REPS; r++) {
                 pack(0, BYTES, 8);
                 if (settled) evict();
-                double t0 = now();
+                double t0 = bench_now();
                 move(0, BYTES, kernel, kernel ? s_high : s_copy);
                 CK(cudaDeviceSynchronize());
-                if (r >= 0) t[r] = now() - t0;
+                if (r >= 0) t[r] = bench_now() - t0;
             }
             snprintf(what, sizeof what, "32 MiB %s, moved alone, %s",
                      settled ? "evicted from the caches" : "just packed", mover);
@@ -172,7 +161,7 @@ static void fresh(void)
         for (int r = -1; r < REPS; r++) {
             pack(0, GEMM_BYTES, 8);
             CK(cudaDeviceSynchronize());
-            double t0 = now();
+            double t0 = bench_now();
             cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &one, c, n);
             if (kernel >= 0) {
                 cudaStream_t s = kernel ? s_high : s_copy;
@@ -183,7 +172,7 @@ static void fresh(void)
             }
             CK(cudaDeviceSynchronize());
             if (r >= 0) {
-                t[r] = now() - t0;
+                t[r] = bench_now() - t0;
                 float ms = 0;
                 if (kernel >= 0) CK(cudaEventElapsedTime(&ms, e0, e1));
                 tm[r] = 1e-3 * ms;
@@ -239,7 +228,7 @@ static void gpus(void)
     for (int k = 1; k <= count; k++) {
         for (int d = 0; d < 3; d++) {
             for (int r = -1; r < REPS; r++) {
-                double t0 = now();
+                double t0 = bench_now();
                 for (int g = 0; g < k; g++) {
                     CK(cudaSetDevice(g));
                     if (d != 1)
@@ -253,7 +242,7 @@ static void gpus(void)
                     CK(cudaSetDevice(g));
                     CK(cudaDeviceSynchronize());
                 }
-                if (r >= 0) t[r] = now() - t0;
+                if (r >= 0) t[r] = bench_now() - t0;
             }
             snprintf(what, sizeof what, "%d GPU(s) at once, dma %s, all GPUs together", k, dirs[d]);
             report(what, t, REPS, BYTES * k * (d == 2 ? 2 : 1));

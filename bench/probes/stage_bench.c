@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "copy_streaming.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
@@ -36,18 +37,6 @@ enum { REPS = 7, MAXT = 16, MAXS = 4 };
 static const size_t BYTES = (size_t)512 << 20;
 static const size_t POOL = (size_t)256 << 20;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* non-temporal copy: the library's (c_wrappers/thunk/copy_streaming.h) */
 static void copy_nt(void *dst, const void *src, size_t n) { cufort_copy_streaming(dst, src, n); }
@@ -113,7 +102,7 @@ static const char *copy_names[6] = {"plain", "nt", "pf-page", "pf-all", "demote"
 static FILE *csv;
 static void report(const char *dir, const char *what, double *t, int reps, size_t bytes)
 {
-    qsort(t, reps, sizeof *t, cmp);
+    qsort(t, reps, sizeof *t, bench_cmp);
     double med = t[reps / 2];
     printf("%-5s %-34s %8.2f ms %7.1f GB/s (min %.2f ms)\n", dir, what, med * 1e3, bytes / med / 1e9,
            t[0] * 1e3);
@@ -148,11 +137,11 @@ static void time_dma(double *t, char *dst, const char *src, size_t piece, enum c
                      cudaStream_t s)
 {
     for (int r = 0; r < REPS; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (size_t at = 0; at < POOL; at += piece)
             CK(cudaMemcpyAsync(dst + at, src + at, piece, kind, s));
         CK(cudaStreamSynchronize(s));
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
 }
 static cudaStream_t up, down;
@@ -431,10 +420,10 @@ static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n
     for (int k = 0; k < REPS; k++)
         for (int i = 0; i <= NQ; i++) {
             const char *from = i < NQ && qs[i].thp_src ? src_thp : src[(k + i) % 3];
-            double t0 = now();
+            double t0 = bench_now();
             if (i == NQ) ring_up(&r, dev, from, n);
             else grouped_up(&qs[i], dev, from, n);
-            t[i][k] = now() - t0;
+            t[i][k] = bench_now() - t0;
             if (k == 0) {   /* checked once per case */
                 char *back = malloc(n);
                 CK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
@@ -456,10 +445,10 @@ static void grouped_cases(char *dev, char *const src[3], const char *a, size_t n
     for (int k = 0; k < REPS; k++)
         for (int i = 0; i <= NQ; i++) {
             memset(back, 0x5a, n);
-            double t0 = now();
+            double t0 = bench_now();
             if (i == NQ) ring_down(&r, back, dev, n);
             else grouped_down(&qs[i], back, dev, n);
-            t[i][k] = now() - t0;
+            t[i][k] = bench_now() - t0;
             if (k == 0) check(a, back, n, "grouped download");
         }
     free(back);
@@ -488,17 +477,17 @@ static void time_ring(ring *r, const char *what, char *dev, char *const src[3], 
     double t[REPS];
     ring_up(r, dev, a, BYTES);
     for (int k = 0; k < REPS; k++) {
-        double t0 = now();
+        double t0 = bench_now();
         ring_up(r, dev, src[k % 3], BYTES);
-        t[k] = now() - t0;
+        t[k] = bench_now() - t0;
     }
     report("h2d", what, t, REPS, BYTES);
     r->nt = down_nt;
     memset(b, 0x5a, BYTES);
     for (int k = 0; k < REPS; k++) {
-        double t0 = now();
+        double t0 = bench_now();
         ring_down(r, b, dev, BYTES);
-        t[k] = now() - t0;
+        t[k] = bench_now() - t0;
     }
     check(a, b, BYTES, what);
     report("d2h", what, t, REPS, BYTES);
@@ -516,9 +505,9 @@ static void register_chunks(char *host, char *dev, size_t n, size_t chunk, int T
         cudaStream_t s = dir ? downs[me] : ups[me];
         for (size_t at = (size_t)me * chunk; at < n; at += (size_t)T * chunk) {
             size_t len = n - at < chunk ? n - at : chunk;
-            double t0 = now();
+            double t0 = bench_now();
             CK(cudaHostRegister(host + at, len, cudaHostRegisterDefault));
-            r0 += now() - t0;
+            r0 += bench_now() - t0;
             if (dir)
                 CK(cudaMemcpyAsync(host + at, dev + at, len, cudaMemcpyDeviceToHost, s));
             else
@@ -541,12 +530,12 @@ static void register_cases(char *a, char *b, char *dev)
                 char *host = dir ? b : a;
                 register_chunks(host, dev, BYTES, chunk, T, dir, &reg[0]);
                 for (int r = 0; r < REPS; r++) {
-                    t0 = now();
+                    t0 = bench_now();
                     register_chunks(host, dev, BYTES, chunk, T, dir, &reg[r]);
-                    t[r] = now() - t0;
+                    t[r] = bench_now() - t0;
                 }
                 if (dir) check(a, b, BYTES, "register chunks");
-                qsort(reg, REPS, sizeof *reg, cmp);
+                qsort(reg, REPS, sizeof *reg, bench_cmp);
                 snprintf(what, sizeof what, "register %zu MiB chunks T=%d (register %.1f ms thread-sum)",
                          chunk >> 20, T, reg[REPS / 2] * 1e3);
                 report(dir ? "d2h" : "h2d", what, t, REPS, BYTES);
@@ -619,9 +608,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < 6; i++) {
             host_copy(b, a, BYTES, tcounts[i], copies[f]);
             for (int r = 0; r < REPS; r++) {
-                t0 = now();
+                t0 = bench_now();
                 host_copy(b, src[r % 3], BYTES, tcounts[i], copies[f]);
-                t[r] = now() - t0;
+                t[r] = bench_now() - t0;
             }
             snprintf(what, sizeof what, "memcpy %s T=%d", copy_names[f], tcounts[i]);
             report("host", what, t, REPS, BYTES);
@@ -630,9 +619,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < 6; i++) {
         volatile double sink = host_read(a, BYTES, tcounts[i]);
         for (int r = 0; r < REPS; r++) {
-            t0 = now();
+            t0 = bench_now();
             sink += host_read(src[r % 3], BYTES, tcounts[i]);
-            t[r] = now() - t0;
+            t[r] = bench_now() - t0;
         }
         (void)sink;
         snprintf(what, sizeof what, "read T=%d", tcounts[i]);
@@ -645,12 +634,12 @@ int main(int argc, char **argv)
     time_dma(t, pool, dev, POOL, cudaMemcpyDeviceToHost, down);
     report("d2h", "dma pinned 256 MiB", t, REPS, POOL);
     for (int r = 0; r < REPS; r++) {
-        t0 = now();
+        t0 = bench_now();
         CK(cudaMemcpyAsync(dev, pool, POOL / 2, cudaMemcpyHostToDevice, up));
         CK(cudaMemcpyAsync(pool + POOL / 2, dev2, POOL / 2, cudaMemcpyDeviceToHost, down));
         CK(cudaStreamSynchronize(up));
         CK(cudaStreamSynchronize(down));
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     report("both", "dma pinned 128+128 MiB", t, REPS, POOL);
     /* the same bytes in many copies: the DMA engine's cost per copy */
@@ -666,10 +655,10 @@ int main(int argc, char **argv)
         t[r] = 0;
         for (int k = 0; k < 128; k++) {
             memcpy(pool, a + (size_t)k * (2 << 20), 2 << 20);
-            t0 = now();
+            t0 = bench_now();
             CK(cudaMemcpyAsync(dev, pool, 2 << 20, cudaMemcpyHostToDevice, up));
             CK(cudaStreamSynchronize(up));
-            t[r] += now() - t0;
+            t[r] += bench_now() - t0;
         }
     }
     report("h2d", "dma of a 2 MiB slot just written, x128", t, REPS, (size_t)128 << 21);
@@ -678,10 +667,10 @@ int main(int argc, char **argv)
             t[r] = 0;
             for (int k = 0; k < 128; k++) {
                 copies[f](pool, a + (size_t)k * (2 << 20), 2 << 20);
-                t0 = now();
+                t0 = bench_now();
                 CK(cudaMemcpyAsync(dev, pool, 2 << 20, cudaMemcpyHostToDevice, up));
                 CK(cudaStreamSynchronize(up));
-                t[r] += now() - t0;
+                t[r] += bench_now() - t0;
             }
         }
         snprintf(what, sizeof what, "dma of a 2 MiB slot just written, %s, x128", copy_names[f]);
@@ -690,17 +679,17 @@ int main(int argc, char **argv)
     for (int r = 0; r < REPS; r++) {
         t[r] = 0;
         for (int k = 0; k < 128; k++) {
-            t0 = now();
+            t0 = bench_now();
             CK(cudaMemcpyAsync(dev, pool + (size_t)(k % 64) * (2 << 20), 2 << 20, cudaMemcpyHostToDevice, up));
             CK(cudaStreamSynchronize(up));
-            t[r] += now() - t0;
+            t[r] += bench_now() - t0;
         }
     }
     report("h2d", "dma of a 2 MiB slot not in cache, x128", t, REPS, (size_t)128 << 21);
     for (int r = 0; r < REPS; r++) {
-        t0 = now();
+        t0 = bench_now();
         CK(cudaMemcpy(dev, a, BYTES, cudaMemcpyHostToDevice));
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     report("h2d", "cudaMemcpy pageable", t, REPS, BYTES);
 
@@ -708,17 +697,17 @@ int main(int argc, char **argv)
     for (int T = 8; T <= 16; T += 8) {
         two_slot_up(dev, a, BYTES, T);
         for (int r = 0; r < REPS; r++) {
-            t0 = now();
+            t0 = bench_now();
             two_slot_up(dev, a, BYTES, T);
-            t[r] = now() - t0;
+            t[r] = bench_now() - t0;
         }
         snprintf(what, sizeof what, "two-slot 8M T=%d", T);
         report("h2d", what, t, REPS, BYTES);
         memset(b, 0x5a, BYTES);
         for (int r = 0; r < REPS; r++) {
-            t0 = now();
+            t0 = bench_now();
             two_slot_down(b, dev, BYTES, T);
-            t[r] = now() - t0;
+            t[r] = bench_now() - t0;
         }
         check(a, b, BYTES, "two-slot");
         report("d2h", what, t, REPS, BYTES);
@@ -767,11 +756,11 @@ int main(int argc, char **argv)
                     down_job j = {&rd, b, dev2, BYTES};
                     pthread_t th;
                     memset(b, 0x5a, BYTES);
-                    t0 = now();
+                    t0 = bench_now();
                     pthread_create(&th, NULL, down_thread, &j);
                     ring_up(&ru, dev, src[k % 3], BYTES);
                     pthread_join(th, NULL);
-                    t[k] = now() - t0;
+                    t[k] = bench_now() - t0;
                 }
                 check(a, b, BYTES, what);
                 report("both", what, t, REPS, 2 * BYTES);
@@ -779,19 +768,19 @@ int main(int argc, char **argv)
 
     /* registering the array instead */
     for (int r = 0; r < REPS; r++) {
-        t0 = now();
+        t0 = bench_now();
         CK(cudaHostRegister(c, BYTES, cudaHostRegisterDefault));
         CK(cudaMemcpyAsync(dev, c, BYTES, cudaMemcpyHostToDevice, up));
         CK(cudaStreamSynchronize(up));
         CK(cudaHostUnregister(c));
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     report("h2d", "register + dma + unregister", t, REPS, BYTES);
     for (int r = 0; r < REPS; r++) {
-        t0 = now();
+        t0 = bench_now();
         CK(cudaHostRegister(c, BYTES, cudaHostRegisterDefault));
         CK(cudaHostUnregister(c));
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     report("reg", "register + unregister only", t, REPS, BYTES);
     if (csv) fclose(csv);

@@ -96,9 +96,6 @@ int cufort_host_dma_ready(const void *p, size_t bytes)
     return cufort_host_pinned(p, bytes) || cufort_pin_cache_holds(p, bytes);
 }
 
-/* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
- * cores), else WORKERS, or fewer when OpenMP or the process's CPU affinity offers fewer: an MPI
- * rank bound to one core copies alone, since a helper with no core of its own only delays it */
 /* the thread count environment variable `name` sets, at most MAX_WORKERS; 0 when unset */
 static int threads_from_env(const char *name)
 {
@@ -114,6 +111,9 @@ static int offered_threads(void)
     return cpus > 0 && cpus < t ? cpus : t;
 }
 
+/* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
+ * cores), else WORKERS, or fewer when OpenMP or the process's CPU affinity offers fewer: an MPI
+ * rank bound to one core copies alone, since a helper with no core of its own only delays it */
 int cufort_staging_threads(void)
 {
     int t = threads_from_env("CUFORT_STAGING_THREADS");
