@@ -351,10 +351,22 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     return st;
 }
 
+/* The staging slots a device's copies go round in a call spread over several GPUs that stages A
+ * and B: four of the six, which measured faster on two and four GPUs (docs/performance.md).  A
+ * single GPU's copies keep all six: a small thunked call's upload and download then each have
+ * slots of their own, and with four they measured slower. */
+static int spread_ring(const job *j)
+{
+    return j->share && !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) ? 4 : 0;
+}
+
 static int download_task(void *slot)
 {
     c_slot *c = slot;
-    return download(c->owner, c);
+    cufort_staging_ring(spread_ring(c->owner));
+    int st = download(c->owner, c);
+    cufort_staging_ring(0);
+    return st;
 }
 
 /* Tile t is queued before tile t - lag comes back.  With two tiles in flight (lag 2, when there are
@@ -383,21 +395,16 @@ static int64_t next_panel(job *j, int64_t jj)
 }
 
 /* The order of C's rows on this device.  Spread and resident, the devices each upload one block
- * of A's row panels and offer them (gemm_share.c), and each starts at its own block.  With A and B
- * in DMA reach the uploads are quick, and the rows come in the order the panels reach some device:
- * the first row of every block, then the second of every block, ...  Staged, the call waits for
- * the host's packing whatever the order, and a device's own block comes whole first, as before the
- * order above existed.  0: every row in order. */
+ * of A's row panels and offer them (gemm_share.c), and each starts at its own block.  The rows
+ * then come in the order the panels reach some device: the first row of every block, then the
+ * second of every block, ...  Staged, a device's second own row panel is still being packed when
+ * its first tile is done, and the other devices' first rows are already up to copy.  0: every row
+ * in order. */
 static int row_order(const job *j, int64_t order[MAX_PANELS])
 {
     int64_t devices = j->share && j->resident ? j->share->count : 1, n = 0;
     if (devices < 2 || j->mt > MAX_PANELS)
         return 0;
-    if (!cufort_held_dma(&j->a) || !cufort_held_dma(&j->b)) {
-        for (int64_t r = 0, i0 = j->share_index * j->mt / devices; r < j->mt; r++)
-            order[r] = (i0 + r) % j->mt;
-        return 1;
-    }
     for (int64_t k = 0; n < j->mt; k++)
         for (int64_t d = 0; d < devices; d++) {
             int64_t blk = (j->share_index + d) % devices, row = blk * j->mt / devices + k;
@@ -442,6 +449,7 @@ static int run(job *j)
     }
     int64_t order[MAX_PANELS];
     int ordered = row_order(j, order), ahead = uploads_ahead(j);
+    cufort_staging_ring(spread_ring(j));
     int64_t next = -1;   /* with uploads ahead: the column panel claimed after jj */
     for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = ahead ? next : next_panel(j, jj))
         for (int64_t r = 0; r < j->mt && !st; r++) {
@@ -466,6 +474,7 @@ static int run(job *j)
         int done = cufort_worker_wait(w, last);
         st = st ? st : done;
     }
+    cufort_staging_ring(0);
     return st;
 }
 

@@ -1,11 +1,12 @@
 /* staging.c — host arrays to and from the device at PCIe speed.
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), go
- * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread.  The copy's
- * workers (the calling thread and helpers from pool.c, which sleep when idle, unlike OpenMP's)
- * claim pieces of the array in order and pack each into its place in its group's slot; whoever
- * packs a group's last piece queues the group's one DMA.  The way back mirrors it: SLOTS groups in
- * flight, and whoever unpacks a group's last piece queues the group that reuses the slot.  Why
+ * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread (or its first
+ * few: cufort_staging_ring).  The copy's workers (the calling thread and helpers from pool.c,
+ * which sleep when idle, unlike OpenMP's) claim pieces of the array in order and pack each into
+ * its place in its group's slot; whoever packs a group's last piece queues the group's one DMA.
+ * The way back mirrors it: SLOTS groups in flight, and whoever unpacks a group's last piece
+ * queues the group that reuses the slot.  Why
  * this shape (bench/probes/stage_bench.c, docs/performance.md): one core of that host copies at only
  * ~8.5 GB/s, so the copies must be spread over threads; and the DMA engine, not the packing, is the
  * slower side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at
@@ -41,6 +42,9 @@
  * stores. */
 enum { SLOTS = 6, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
        MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10, TAIL = 2 };
+
+/* the slots this thread's copies go round: SLOTS, or fewer (cufort_staging_ring) */
+static _Thread_local int ring_length;
 
 typedef struct {
     cufort_thread_state link;
@@ -109,6 +113,11 @@ static int offered_threads(void)
 {
     int t = omp_get_max_threads(), cpus = cufort_usable_cpus();
     return cpus > 0 && cpus < t ? cpus : t;
+}
+
+void cufort_staging_ring(int slots)
+{
+    ring_length = slots > 0 && slots < SLOTS ? slots : 0;
 }
 
 /* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
@@ -421,11 +430,12 @@ typedef struct {
     char *dev;
     size_t filled[SLOTS];   /* bytes of the slot's group packed or unpacked so far (atomic) */
     long issued[SLOTS];     /* the last group whose DMA went through the slot; -1: none yet */
-    int first;              /* group g goes through slot (first + g) % SLOTS */
+    int first;              /* group g goes through slot (first + g) % ring */
+    int ring;               /* the slots this copy goes round (ring_length) */
     int shared;             /* workers from this one on leave once another copy runs */
 } copy_job;
 
-static int slot_of(const copy_job *c, long g) { return (int)((c->first + g) % SLOTS); }
+static int slot_of(const copy_job *c, long g) { return (int)((c->first + g) % c->ring); }
 
 /* wait until group g's DMA is queued on slot i (nothing to wait for when g < 0); 0 if stopped */
 static int wait_issued(copy_job *c, int i, long g)
@@ -489,20 +499,20 @@ static int beside_another(const copy_job *c, int w)
 
 /* one worker's share of a copy: claim a piece, wait for its slot, pack or unpack it there; whoever
  * finishes a group queues the slot's next DMA: an upload the group's own, a download the group
- * SLOTS later (the first SLOTS are queued before the workers start) */
+ * ring later (the first ring groups are queued before the workers start) */
 static void copy_share(void *job, int w)
 {
     copy_job *c = job;
     int up = c->x.kind == CUFORT_H2D;
     size_t at, bytes, start, group;
     while (!stopped(&c->f) && !beside_another(c, w) && claim(&c->x, &at, &bytes)) {
-        long g = group_of(&c->x, at, &start, &group), next = up ? g : g + SLOTS;
+        long g = group_of(&c->x, at, &start, &group), next = up ? g : g + c->ring;
         int i = slot_of(c, g);
         TRACE_HOST('C', at, bytes);
         if (up && at == c->x.tail_from)
             choose_tail(c, g);
         /* an upload waits for the slot's previous group to leave, a download for its own to land */
-        if (!wait_issued(c, i, up ? g - SLOTS : g) || failed(&c->f, free_slot(c->st, i)))
+        if (!wait_issued(c, i, up ? g - c->ring : g) || failed(&c->f, free_slot(c->st, i)))
             break;
         TRACE_HOST('W', at, g);
         pack(&c->x, c->st->slot[i] + (at - start), at, bytes, c->x.kind);
@@ -523,10 +533,10 @@ static int ring(copy_job *c, int slots)
     int rc = my_stage(0, &c->st);
     if (rc)
         return rc;
-    c->first = c->st->slot[SLOTS - 1] ? c->st->next : 0;
-    if ((rc = my_stage(c->first + slots < SLOTS ? c->first + slots : SLOTS, &c->st)))
+    c->first = c->st->slot[c->ring - 1] ? c->st->next % c->ring : 0;
+    if ((rc = my_stage(c->first + slots < c->ring ? c->first + slots : c->ring, &c->st)))
         return rc;
-    c->st->next = (int)((c->first + c->x.groups) % SLOTS);
+    c->st->next = (int)((c->first + c->x.groups) % c->ring);
     return CUFORT_SUCCESS;
 }
 
@@ -534,11 +544,11 @@ static int ring(copy_job *c, int slots)
 static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t width, size_t cols,
                   cufort_copy_kind kind, cufort_unpack_fn combine, const void *ctx)
 {
-    copy_job c = {.s = s, .dev = dev, .f = {0, ""}};
+    copy_job c = {.s = s, .dev = dev, .f = {0, ""}, .ring = ring_length ? ring_length : SLOTS};
     c.x = transfer_of(host, hpitch, width, cols, kind);
     c.x.combine = combine;
     c.x.ctx = ctx;
-    int slots = c.x.groups < SLOTS ? (int)c.x.groups : SLOTS;
+    int slots = c.x.groups < c.ring ? (int)c.x.groups : c.ring;
     int rc = ring(&c, slots);
     for (int i = 0; i < SLOTS; i++)
         c.issued[i] = -1;
