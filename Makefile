@@ -472,6 +472,11 @@ $(PIN_PROBE_BIN): bench/probes/pin_probe.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) $(if $(CUDA_INCDIR),-isystem $(CUDA_INCDIR)) -o $@ $< -L$(CUDA_LIBDIR) -lcudart \
 	    -Wl,-rpath,$(CUDA_LIBDIR)
+# host_floor: the host memory traffic alone that a first GEMM call on pageable arrays must make
+FLOOR_BIN := $(PROBE_DIR)/host_floor
+$(FLOOR_BIN): bench/probes/host_floor.c bench/bench_util.h $(FLAGS_FILE) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(C_BASE) -o $@ $<
 # cpu_noise: bursts of busy threads beside a benchmark, as a shared host's other guests make them
 NOISE_BIN := $(PROBE_DIR)/cpu_noise
 $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
@@ -479,7 +484,7 @@ $(NOISE_BIN): bench/probes/cpu_noise.c $(FLAGS_FILE) | $(DEPS_STAMP)
 	$(CC) $(C_BASE) -o $@ $<
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN) $(FFT_BENCH_BIN) $(GEMM_BENCH_BIN) $(OOC_BENCH_BIN) $(L3_BENCH_BIN) $(STAGE_BENCH_BIN) $(NOISE_BIN) \
-             $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(LINK_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN) \
+             $(FLOOR_BIN) $(LAPACK_BENCH_BIN) $(CUSOLVER_BENCH_BIN) $(HMM_PROBE_BIN) $(LINK_PROBE_BIN) $(PIN_PROBE_BIN) $(VEC_BENCH_BIN) $(TRACE_CALLS_BIN) \
              $(FIRST_CALLS_BIN)
 # trace-build: the library with the staging timeline (c_wrappers/thunk/stage_trace.h), and trace_calls and bench_l3
 # against it, in $(BUILD)/trace; bench/probes/trace_report.py reads the timeline
