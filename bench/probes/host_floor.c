@@ -1,11 +1,12 @@
-/* host_floor.c — the least a host must do for one GEMM C = A*B + beta*C on pageable arrays, whatever
- * its GPUs do: read A and B once, and read and write C once.  No GPU can read a pageable array (the
- * DMA engines reach only pinned memory, and the host has no HMM), so these bytes cross the host's
- * memory system through its cores in any scheme (staging, registration, or the driver's own copies).
- * Times that traffic alone on T threads (8, 16, ... up to every core): each thread takes 1 MiB
- * pieces of the three arrays in turn, reads A's and B's (summed, so the loads stay), and writes
- * C's back with 1 added, with streaming stores as the engine's unpacking does.  Its time is a floor
- * under a first call of that size on any number of GPUs.
+/* host_floor.c — the least a host must do for one GEMM C = A*B + beta*C on pageable arrays,
+ * whatever its GPUs do: read A and B once, and read and write C once.  No GPU can read a pageable
+ * array (the DMA engines reach only pinned memory, and the hosts measured have no HMM: hmm_probe),
+ * so these bytes cross the host's memory system through its cores in any scheme (staging,
+ * registration, or the driver's own copies).  Times that traffic alone on T threads (8, 16, ...
+ * up to every core): each thread takes 1 MiB pieces of the three arrays in turn, reads A's and
+ * B's (summed, so the loads stay), and writes C's back with 1 added, with streaming stores as the
+ * engine's unpacking does.  Its time is a floor under a first call of that size on any number of
+ * GPUs.
  * Usage: host_floor [n] [element bytes]   (default 16384 8: DGEMM n = 16384, three 2 GiB arrays)
  * Output: "threads T floor ms GB/s" (bytes read + written), medians of REPS after a warm-up. */
 #define _GNU_SOURCE
