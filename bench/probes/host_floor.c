@@ -83,7 +83,8 @@ int main(int argc, char **argv)
         if (threads == cores)
             break;
     }
-    fprintf(stderr, "# %llu\n", (unsigned long long)(keep & 1));
+    volatile uint64_t sink = keep;   /* the sums stay live */
+    (void)sink;
     free(a), free(b), free(c);
     return 0;
 }
