@@ -353,8 +353,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
 
 /* The staging slots a device's copies go round in a call spread over several GPUs that stages A
  * and B: four of the six, which measured faster on two and four GPUs (docs/performance.md).  A
- * single GPU's copies keep all six: a small thunked call's upload and download then each have
- * slots of their own, and with four they measured slower. */
+ * single GPU's copies keep all six: with four, its small thunked calls measured slower. */
 static int spread_ring(const job *j)
 {
     return j->share && !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) ? 4 : 0;
