@@ -2,26 +2,25 @@
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), go
  * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread (or its first
- * few: cufort_staging_ring).  The copy's workers (the calling thread and helpers from pool.c,
- * which sleep when idle, unlike OpenMP's) claim pieces of the array in order and pack each into
- * its place in its group's slot; whoever packs a group's last piece queues the group's one DMA.
- * The way back mirrors it: SLOTS groups in flight, and whoever unpacks a group's last piece
- * queues the group that reuses the slot.  Why
- * this shape (bench/probes/stage_bench.c, docs/performance.md): one core of that host copies at only
- * ~8.5 GB/s, so the copies must be spread over threads; and the DMA engine, not the packing, is the
- * slower side, faster in large copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at
- * 44-49 GB/s up and 51 down where a ring per thread with one 2 MiB DMA per piece moved 29-45 and
- * 40-42 (the two taking turns in one run; nine runs up, two down).  Packing uses ordinary stores
- * (non-temporal ones measured 36-40 against 44-49 GB/s), except in the last TAIL groups of an
- * upload under 32 MiB.  The DMA engine reads those right after they are packed, while their lines
- * sit in the packing cores' caches, and reads them there at ~18 GB/s (a thunked 4 MiB sscal's
- * four 1 MiB DMAs took 232 us, all four streamed 111 us, in bench/probes/trace_calls' timeline);
- * streamed, thunked 4 and 16 MiB calls took 2-23% less.  A larger upload streams its tail
- * only when the DMA engine is behind the packing (choose_tail): where the packing is the slower
- * side, the slower streaming stores would delay the tail more than the engine's cache reads do.
- * Unpacking uses non-temporal stores (the caller's array is not read for ownership first: 50
- * against 42 GB/s).  Arrays under 64 KiB take the plain path, where the set-up would cost more
- * than it saves. */
+ * few: cufort_staging_ring).  The copy's workers (the calling thread and helpers from pool.c, which
+ * sleep when idle, unlike OpenMP's) claim pieces of the array in order and pack each into its place
+ * in its group's slot; whoever packs a group's last piece queues the group's one DMA.  The way back
+ * mirrors it: a ring's worth of groups in flight, and whoever unpacks a group's last piece queues
+ * the group that reuses the slot.  Why this shape (bench/probes/stage_bench.c,
+ * docs/performance.md): one core of that host copies at only ~8.5 GB/s, so the copies must be
+ * spread over threads; and the DMA engine, not the packing, is the slower side, faster in large
+ * copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at 44-49 GB/s up and 51 down where a
+ * ring per thread with one 2 MiB DMA per piece moved 29-45 and 40-42 (the two taking turns in one
+ * run; nine runs up, two down).  Packing uses ordinary stores (non-temporal ones measured 36-40
+ * against 44-49 GB/s), except in the last TAIL groups of an upload under 32 MiB.  The DMA engine
+ * reads those right after they are packed, while their lines sit in the packing cores' caches, and
+ * reads them there at ~18 GB/s (a thunked 4 MiB sscal's four 1 MiB DMAs took 232 us, all four
+ * streamed 111 us, in bench/probes/trace_calls' timeline); streamed, thunked 4 and 16 MiB calls
+ * took 2-23% less.  A larger upload streams its tail only when the DMA engine is behind the packing
+ * (choose_tail): where the packing is the slower side, the slower streaming stores would delay the
+ * tail more than the engine's cache reads do.  Unpacking uses non-temporal stores (the caller's
+ * array is not read for ownership first: 50 against 42 GB/s).  Arrays under 64 KiB take the plain
+ * path, where the set-up would cost more than it saves. */
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
@@ -113,11 +112,6 @@ static int offered_threads(void)
 {
     int t = omp_get_max_threads(), cpus = cufort_usable_cpus();
     return cpus > 0 && cpus < t ? cpus : t;
-}
-
-void cufort_staging_ring(int slots)
-{
-    ring_length = slots > 0 && slots < SLOTS ? slots : 0;
 }
 
 /* host threads that copy: CUFORT_STAGING_THREADS (at most MAX_WORKERS; tests use more than CI has
@@ -521,6 +515,11 @@ static void copy_share(void *job, int w)
             failed(&c->f, queue_group(c, next)))
             break;
     }
+}
+
+void cufort_staging_ring(int slots)
+{
+    ring_length = slots > 0 && slots < SLOTS ? slots : 0;
 }
 
 /* A thread's transfers go round its slots, each starting where the last one ended, so that a
