@@ -9,8 +9,9 @@
 #include "gemm_engine.h"
 #include "held_array.h"
 
-/* Row and column panels of one call on one device, at most; C tiles in flight when resident */
-enum { CUFORT_GEMM_MAX_PANELS = 64, CUFORT_GEMM_C_SLOTS = 4 };
+/* Row and column panels of one call on one device, at most; C tiles in flight when resident, at
+ * most (gemm_plan.c's c_slots()) */
+enum { CUFORT_GEMM_MAX_PANELS = 64, CUFORT_GEMM_C_SLOTS = 16 };
 
 /* One of A's row panels on a call spread over devices: the first resident device to need it
  * uploads it from the host and offers it; the others copy it from that device's memory (NVLink or
@@ -24,12 +25,14 @@ typedef struct {
 } cufort_gemm_a_panel;
 
 /* A call spread over several devices: each device runs the whole call's plan on its own engine,
- * taking C's column panels (their width fixed, so the devices agree on them) one at a time from
- * `next`, so a device that finishes early takes more.  A's panels pass between devices (a[] and
- * borrowers[], under lock; `changed` signals each offer, refusal and return). */
+ * taking C's column panels (fixed before the devices start, so they agree on them:
+ * cufort_gemm_panel_columns) one at a time from `next`, so a device that finishes early takes more.
+ * A's panels pass between devices (a[] and borrowers[], under lock; `changed` signals each offer,
+ * refusal and return). */
 typedef struct {
     atomic_llong next;
-    int64_t width;
+    int64_t n, width;            /* C's columns; a panel's */
+    int tail_parts;              /* the last round's panels (one per device) are cut into this many */
     int count;                   /* devices taking part */
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -71,8 +74,40 @@ static inline double cufort_gemm_flops(const cufort_gemm_job *j)
     return (j->prec == 'c' || j->prec == 'z' ? 8 : 2) * (double)j->m * (double)j->n * k;
 }
 
-/* A spread call's shared state, before the devices start and after they all end */
-void cufort_gemm_share_init(cufort_gemm_panels *p, int64_t width, int count);
+/* C's column panels on a spread call: of p->width columns, the last `count` of them (one per
+ * device) each cut into tail_parts parts (fewer when narrower), so that little is left to compute
+ * after the last panel's B is up.  How many; and panel `panel`'s first column and width. */
+static inline int64_t cufort_gemm_panel_count(const cufort_gemm_panels *p)
+{
+    int64_t whole = cdiv(p->n, p->width), last = min64(p->tail_parts > 1 ? p->count : 0, whole);
+    int64_t count = whole - last;
+    for (int64_t q = whole - last; q < whole; q++)
+        count += min64(p->tail_parts, min64(p->width, p->n - q * p->width));
+    return count;
+}
+
+static inline void cufort_gemm_panel_columns(const cufort_gemm_panels *p, int64_t panel,
+                                             int64_t *first, int64_t *cols)
+{
+    int64_t whole = cdiv(p->n, p->width), last = min64(p->tail_parts > 1 ? p->count : 0, whole);
+    int64_t part = panel - (whole - last);
+    *first = panel * p->width;
+    *cols = min64(p->width, p->n - *first);
+    for (int64_t q = whole - last; part >= 0 && q < whole; q++) {
+        int64_t w = min64(p->width, p->n - q * p->width), parts = min64(p->tail_parts, w);
+        if (part < parts) {   /* balanced cuts: every part has a column */
+            *first = q * p->width + part * w / parts;
+            *cols = (part + 1) * w / parts - part * w / parts;
+            return;
+        }
+        part -= parts;
+    }
+}
+
+/* A spread call's shared state, before the devices start and after they all end: C's n columns
+ * in panels of `width`, the last round in tail_parts parts each (1: whole) */
+void cufort_gemm_share_init(cufort_gemm_panels *p, int64_t n, int64_t width, int tail_parts,
+                            int count);
 void cufort_gemm_share_end(cufort_gemm_panels *p);
 
 /* How a device gets A's row panel `row` (plan: panel height mb, resident) on a spread call:

@@ -14,8 +14,8 @@ typedef cufort_gemm_job job;
  * 4096 (fewer, larger copies; measured on the H100 host, docs/performance.md), and then whole
  * columns when C is at most two tiles tall (plan(); halves of a call that one would hold:
  * tile_width()). */
-enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, PINNED_TILE = 2048, PAGEABLE_TILE = 4096,
-       ALIGN = 256, HALF_ALIGN = 64 };
+enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, C_SLOTS = 4, PINNED_TILE = 2048,
+       PAGEABLE_TILE = 4096, ALIGN = 256, HALF_ALIGN = 64 };
 #define HALVED_BYTES (16.0 * 1024 * 1024)
 #define HALVED_FLOPS 17179869184.0   /* 2^34 */
 #define QUARTERED_BYTES (4.0 * 1024 * 1024)
@@ -129,8 +129,22 @@ static int64_t tile_width(const job *j, int64_t t)
     return nb;
 }
 
-/* Resident when it fits; else out of core, halving kb first (it costs no extra traffic), then the
- * tile.  0 when not even 1 x 1 x 1 blocks fit. */
+/* C slots of a resident plan: C_SLOTS; on a staged call spread over devices, two column panels'
+ * tiles (at most CUFORT_GEMM_C_SLOTS).  A tile's slot is reused nc tiles later, after its
+ * download: with four, the host thread, whose copies bound such a call, waited at each new panel
+ * for the first tile of the one before to come back before it packed the new panel's B; with two
+ * panels' worth it packs that B while the GPU still computes the panel before
+ * (docs/performance.md). */
+static int c_slots(const job *j)
+{
+    if (!j->share || j->pinned)
+        return C_SLOTS;
+    int64_t two_panels = 2 * cdiv(j->m, j->mb);
+    return (int)(two_panels < C_SLOTS ? C_SLOTS : min64(two_panels, CUFORT_GEMM_C_SLOTS));
+}
+
+/* Resident when it fits (with fewer C slots if need be); else out of core, halving kb first (it
+ * costs no extra traffic), then the tile.  0 when not even 1 x 1 x 1 blocks fit. */
 static int plan(job *j, size_t cap)
 {
     int64_t t = tile_size(j), k = j->kt ? j->k : 0;
@@ -147,7 +161,9 @@ static int plan(job *j, size_t cap)
     j->na = k ? (int)cdiv(j->m, j->mb) : 0;
     /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
     j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
-    j->nc = CUFORT_GEMM_C_SLOTS;
+    j->nc = c_slots(j);
+    if (need(j) > cap && j->nc > C_SLOTS)
+        j->nc = C_SLOTS;
     if (need(j) > cap) {
         j->resident = 0;
         j->na = j->nbs = k ? OOC_SLOTS : 0;
@@ -165,7 +181,7 @@ static int plan(job *j, size_t cap)
         }
     }
     j->mt = cdiv(j->m, j->mb);
-    j->nt = cdiv(j->n, j->nb);
+    j->nt = j->share ? cufort_gemm_panel_count(j->share) : cdiv(j->n, j->nb);
     j->kt = k ? cdiv(k, j->kb) : 0;
     return 1;
 }

@@ -4,10 +4,13 @@
  * device returns what it borrowed before it waits for its own borrowers: no cycle of waits. */
 #include "gemm_internal.h"
 
-void cufort_gemm_share_init(cufort_gemm_panels *p, int64_t width, int count)
+void cufort_gemm_share_init(cufort_gemm_panels *p, int64_t n, int64_t width, int tail_parts,
+                            int count)
 {
     atomic_init(&p->next, 0);
+    p->n = n;
     p->width = width;
+    p->tail_parts = tail_parts;
     p->count = count;
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->changed, NULL);

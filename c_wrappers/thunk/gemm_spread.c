@@ -24,6 +24,12 @@ static int is_zero(char prec, const void *x)
 
 enum { PANELS_EACH = 4 };   /* 3 and 5 measured slower (docs/performance.md) */
 
+/* A staged call's last round of column panels goes in quarters: after the last B is up, a device
+ * has a quarter panel left to compute instead of a whole one, while the host, whose copies bound
+ * such a call, has only C's downloads left (docs/performance.md).  A call in DMA reach keeps whole
+ * panels, its uploads being queued ahead of its tiles. */
+enum { STAGED_TAIL_PARTS = 4 };
+
 /* How many devices the call takes (*n; devs: which), and the width of the column panels they
  * share: the one-device tile width, narrowed so that each device has PANELS_EACH panels to take.
  * Narrower panels shorten a device's start (its first panel of B) and its end (its last panel's
@@ -85,7 +91,7 @@ static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int run_spread(const job *j, const int *devs, int n, int64_t width)
 {
     spread_call c = {.whole = j, .devs = devs, .lock = PTHREAD_MUTEX_INITIALIZER};
-    cufort_gemm_share_init(&c.panels, width, n);
+    cufort_gemm_share_init(&c.panels, j->n, width, j->pinned ? 1 : STAGED_TAIL_PARTS, n);
     pthread_mutex_lock(&one_at_a_time);
     int st = cufort_on_devices(n, devs, device_share, &c);
     pthread_mutex_unlock(&one_at_a_time);
@@ -93,7 +99,7 @@ static int run_spread(const job *j, const int *devs, int n, int64_t width)
     int64_t done = 0;
     for (int i = 0; i < n; i++)
         done += c.dev[i].device_panels[0];
-    if (!st && done < cdiv(j->n, width))   /* every device failed to set up */
+    if (!st && done < cufort_gemm_panel_count(&c.panels))   /* every device failed to set up */
         st = cufort_fail(c.setup_status ? c.setup_status : CUFORT_INTERNAL_ERROR, "%s",
                          c.setup_message);
     int first = 0;

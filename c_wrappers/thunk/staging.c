@@ -373,14 +373,15 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
     return rc ? rc : sync;
 }
 
-/* A copy of LONE_BYTES or more that starts while no other staged copy runs takes more threads:
+/* A copy of LONE_BYTES or more that starts while few other staged copies run takes more threads:
  * CUFORT_STAGING_THREADS_ALONE, else three quarters of the usable cores, at most LONE_WORKERS (none
  * more where CUFORT_STAGING_THREADS sets the count), never fewer than cufort_staging_threads().
- * Should another copy start while it runs, the threads beyond that count leave it
- * (beside_another()), so that two copies never hold more than twice the usual count.  A large
- * copy alone is bound by its packing; a smaller one keeps the usual count, being bound by the DMA
- * engine's reads of slots just packed, where more packers only add memory traffic
- * (docs/performance.md). */
+ * Few: none, or with the automatic count as many as three quarters of the usable cores hold at
+ * that count (room(); on 16 cores one copy, on 32 two: the two uploads of a GEMM spread over two
+ * GPUs, before their downloads start).  Should more copies start while it runs, the threads beyond
+ * the usual count leave it (beside_another()).  A large copy alone is bound by its packing; a
+ * smaller one keeps the usual count, being bound by the DMA engine's reads of slots just packed,
+ * where more packers only add memory traffic (docs/performance.md). */
 enum { LONE_WORKERS = 12, LONE_BYTES = 32 << 20 };
 static int active_copies;   /* staged copies running in the process (atomic) */
 
@@ -396,6 +397,16 @@ static int lone_threads(int threads)
         t = t < LONE_WORKERS ? t : LONE_WORKERS;
     }
     return t > threads ? t : threads;
+}
+
+/* how many copies at once may each have `lone` threads (at least one) */
+static int room(int lone)
+{
+    if (threads_from_env("CUFORT_STAGING_THREADS_ALONE"))
+        return 1;
+    int cores = offered_threads();
+    cores -= cores / 4;
+    return cores / lone > 1 ? cores / lone : 1;
 }
 
 /* of `threads`, as many as a copy of `bytes` has pieces for */
@@ -426,7 +437,8 @@ typedef struct {
     long issued[SLOTS];     /* the last group whose DMA went through the slot; -1: none yet */
     int first;              /* group g goes through slot (first + g) % ring */
     int ring;               /* the slots this copy goes round (ring_length) */
-    int shared;             /* workers from this one on leave once another copy runs */
+    int shared;             /* workers from this one on leave once more than `room` copies run */
+    int room;
 } copy_job;
 
 static int slot_of(const copy_job *c, long g) { return (int)((c->first + g) % c->ring); }
@@ -485,10 +497,10 @@ static void choose_tail(copy_job *c, long g)
     TRACE_HOST('A', g, c->x.streamed_from == c->x.tail_from);
 }
 
-/* worker w is one of a lone copy's extra threads and another copy has started (lone_threads()) */
+/* worker w is one of a large copy's extra threads and more copies run than have room for them */
 static int beside_another(const copy_job *c, int w)
 {
-    return w >= c->shared && __atomic_load_n(&active_copies, __ATOMIC_ACQUIRE) > 1;
+    return w >= c->shared && __atomic_load_n(&active_copies, __ATOMIC_ACQUIRE) > c->room;
 }
 
 /* one worker's share of a copy: claim a piece, wait for its slot, pack or unpack it there; whoever
@@ -556,12 +568,16 @@ static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t 
     if (rc)
         return rc;
     TRACE_HOST('S', c.x.total, kind);
-    int lone = __atomic_fetch_add(&active_copies, 1, __ATOMIC_ACQ_REL) == 0 &&
-               c.x.total >= LONE_BYTES;
-    int threads = cufort_staging_threads();
-    c.shared = workers_for(c.x.total, threads);
-    cufort_pool_run(lone ? workers_for(c.x.total, lone_threads(threads)) : c.shared, copy_share,
-                    &c);
+    int running = __atomic_add_fetch(&active_copies, 1, __ATOMIC_ACQ_REL);
+    int threads = cufort_staging_threads(), workers = workers_for(c.x.total, threads);
+    c.shared = workers;
+    if (c.x.total >= LONE_BYTES) {
+        int lone = lone_threads(threads);
+        c.room = room(lone);
+        if (running <= c.room)
+            workers = workers_for(c.x.total, lone);
+    }
+    cufort_pool_run(workers, copy_share, &c);
     __atomic_fetch_sub(&active_copies, 1, __ATOMIC_ACQ_REL);
     TRACE_HOST('E', c.x.total, kind);
     return settle(&c.f);
