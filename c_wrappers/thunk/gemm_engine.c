@@ -365,20 +365,22 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     return st;
 }
 
-/* The staging slots a device's copies go round in a call spread over several GPUs that stages A
- * and B: four of the six, which measured faster on two and four GPUs (docs/performance.md).  A
- * single GPU's copies keep all six: with four, its small thunked calls measured slower. */
-static int spread_ring(const job *j)
+/* The devices of a call spread over several GPUs that stages A and B, told to staging
+ * (cufort_staging_spread): each device's copies then go round four of the six staging slots, which
+ * measured faster on two and four GPUs, and take more threads than usual only where every
+ * device's copies could (docs/performance.md).  0 for a single GPU, whose copies keep all six:
+ * with four, its small thunked calls measured slower. */
+static int spread_devices(const job *j)
 {
-    return j->share && !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) ? 4 : 0;
+    return j->share && !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) ? j->share->count : 0;
 }
 
 static int download_task(void *slot)
 {
     c_slot *c = slot;
-    cufort_staging_ring(spread_ring(c->owner));
+    cufort_staging_spread(spread_devices(c->owner));
     int st = download(c->owner, c);
-    cufort_staging_ring(0);
+    cufort_staging_spread(0);
     return st;
 }
 
@@ -462,7 +464,7 @@ static int run(job *j)
     }
     int64_t order[MAX_PANELS];
     int ordered = row_order(j, order), ahead = uploads_ahead(j);
-    cufort_staging_ring(spread_ring(j));
+    cufort_staging_spread(spread_devices(j));
     int64_t next = -1;   /* with uploads ahead: the column panel claimed after jj */
     for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = ahead ? next : next_panel(j, jj))
         for (int64_t r = 0; r < j->mt && !st; r++) {
@@ -487,7 +489,7 @@ static int run(job *j)
         int done = cufort_worker_wait(w, last);
         st = st ? st : done;
     }
-    cufort_staging_ring(0);
+    cufort_staging_spread(0);
     return st;
 }
 

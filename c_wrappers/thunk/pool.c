@@ -16,9 +16,7 @@
 #include "internal.h"
 #include "pool.h"
 
-/* helpers for two staged copies of MAX_WORKERS (staging.c) at once: the GEMM engine's upload
- * and download run together */
-enum { MAX_HELPERS = 30, SPIN_US = 200 };
+enum { MAX_HELPERS = CUFORT_POOL_HELPERS, SPIN_US = 200 };
 /* a helper's state: what it is doing (low 2 bits) and which claim it is in (the rest, counted up
  * at every claim), so that a caller taking back its job can never take back a later caller's */
 enum { IDLE, CLAIMED, ASSIGNED, RUNNING };

@@ -10,6 +10,10 @@
 
 typedef void (*cufort_pool_fn)(void *ctx, int worker);
 
+/* the pool's threads: helpers for two staged copies of 16 threads at once (staging.c), as a GEMM's
+ * upload and download run together */
+enum { CUFORT_POOL_HELPERS = 30 };
+
 /* fn(ctx, 0) on this thread and fn(ctx, w) for w = 1, 2, ... on up to workers - 1 pool threads
  * (fewer when other callers hold them: a job's workers must not depend on how many there are);
  * returns when every call has returned. */

@@ -2,7 +2,7 @@
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), go
  * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread (or its first
- * few: cufort_staging_ring).  The copy's workers (the calling thread and helpers from pool.c, which
+ * few: cufort_staging_spread).  The copy's workers (the calling thread and helpers from pool.c, which
  * sleep when idle, unlike OpenMP's) claim pieces of the array in order and pack each into its place
  * in its group's slot; whoever packs a group's last piece queues the group's one DMA.  The way back
  * mirrors it: a ring's worth of groups in flight, and whoever unpacks a group's last piece queues
@@ -39,11 +39,11 @@
  * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
  * smaller one (min_piece()); TAIL: an upload's last groups, which may be packed with streaming
  * stores. */
-enum { SLOTS = 6, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
+enum { SLOTS = 6, SPREAD_SLOTS = 4, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
        MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10, TAIL = 2 };
 
-/* the slots this thread's copies go round: SLOTS, or fewer (cufort_staging_ring) */
-static _Thread_local int ring_length;
+/* the GPUs at once of the call this thread's copies belong to (cufort_staging_spread); 0: one */
+static _Thread_local int spread_devices;
 
 typedef struct {
     cufort_thread_state link;
@@ -376,9 +376,9 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
 /* A copy of LONE_BYTES or more that starts while few other staged copies run takes more threads:
  * CUFORT_STAGING_THREADS_ALONE, else three quarters of the usable cores, at most LONE_WORKERS (none
  * more where CUFORT_STAGING_THREADS sets the count), never fewer than cufort_staging_threads().
- * Few: none, or with the automatic count as many as three quarters of the usable cores hold at
- * that count (room(); on 16 cores one copy, on 32 two: the two uploads of a GEMM spread over two
- * GPUs, before their downloads start).  Should more copies start while it runs, the threads beyond
+ * Few: none, or with the automatic count as many as three quarters of the usable cores and the
+ * pool hold at that count (room(); on 16 cores one copy, on 32 two: the two uploads of a GEMM
+ * spread over two GPUs, before their downloads start).  Should more copies start while it runs, the threads beyond
  * the usual count leave it (beside_another()).  A large copy alone is bound by its packing; a
  * smaller one keeps the usual count, being bound by the DMA engine's reads of slots just packed,
  * where more packers only add memory traffic (docs/performance.md). */
@@ -399,14 +399,20 @@ static int lone_threads(int threads)
     return t > threads ? t : threads;
 }
 
-/* how many copies at once may each have `lone` threads (at least one) */
+/* How many copies at once may each have `lone` threads: as many as three quarters of the usable
+ * cores and the pool's helpers hold; one where CUFORT_STAGING_THREADS_ALONE sets the count, or
+ * where fewer than the devices of this thread's spread call (each starting its copies at once)
+ * would have room.  Measured on four GPUs and 64 cores: with two of the four uploads at 12
+ * threads the other two, short of helpers, delayed the whole call (docs/performance.md). */
 static int room(int lone)
 {
-    if (threads_from_env("CUFORT_STAGING_THREADS_ALONE"))
-        return 1;
     int cores = offered_threads();
     cores -= cores / 4;
-    return cores / lone > 1 ? cores / lone : 1;
+    int n = cores / lone, helpers = lone > 1 ? CUFORT_POOL_HELPERS / (lone - 1) : n;
+    n = n < helpers ? n : helpers;
+    if (threads_from_env("CUFORT_STAGING_THREADS_ALONE") || n < 1 || spread_devices > n)
+        return 1;
+    return n;
 }
 
 /* of `threads`, as many as a copy of `bytes` has pieces for */
@@ -436,7 +442,7 @@ typedef struct {
     size_t filled[SLOTS];   /* bytes of the slot's group packed or unpacked so far (atomic) */
     long issued[SLOTS];     /* the last group whose DMA went through the slot; -1: none yet */
     int first;              /* group g goes through slot (first + g) % ring */
-    int ring;               /* the slots this copy goes round (ring_length) */
+    int ring;               /* the slots this copy goes round */
     int shared;             /* workers from this one on leave once more than `room` copies run */
     int room;
 } copy_job;
@@ -529,9 +535,9 @@ static void copy_share(void *job, int w)
     }
 }
 
-void cufort_staging_ring(int slots)
+void cufort_staging_spread(int devices)
 {
-    ring_length = slots > 0 && slots < SLOTS ? slots : 0;
+    spread_devices = devices > 1 ? devices : 0;
 }
 
 /* A thread's transfers go round its slots, each starting where the last one ended, so that a
@@ -555,7 +561,7 @@ static int ring(copy_job *c, int slots)
 static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t width, size_t cols,
                   cufort_copy_kind kind, cufort_unpack_fn combine, const void *ctx)
 {
-    copy_job c = {.s = s, .dev = dev, .f = {0, ""}, .ring = ring_length ? ring_length : SLOTS};
+    copy_job c = {.s = s, .dev = dev, .f = {0, ""}, .ring = spread_devices ? SPREAD_SLOTS : SLOTS};
     c.x = transfer_of(host, hpitch, width, cols, kind);
     c.x.combine = combine;
     c.x.ctx = ctx;

@@ -30,9 +30,11 @@ int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *hos
                                      size_t width, size_t cols);
 int cufort_stage_to_host_unoffered(cufort_stream s, void *host, size_t hpitch, const void *dev,
                                    size_t width, size_t cols);
-/* The calling thread's staged copies from now on go round its first `slots` slots (0: all of
- * them).  A GEMM spread over several GPUs staging A and B sets it (gemm_engine.c). */
-void cufort_staging_ring(int slots);
+/* The calling thread's staged copies from now on belong to a call spread over `devices` GPUs at
+ * once (0 or 1: none): each goes round SPREAD_SLOTS of its slots, and takes more threads than
+ * usual only where every device's copy could (staging.c).  A GEMM spread over several GPUs
+ * staging A and B sets it (gemm_engine.c). */
+void cufort_staging_spread(int devices);
 /* how many threads (the caller and pool helpers) copy one staged array */
 int cufort_staging_threads(void);
 /* 1 when [p, p+bytes) lies in memory cufort pinned (cufort_host_alloc / cufort_host_register) */
