@@ -32,7 +32,7 @@ typedef struct {
 typedef struct {
     atomic_llong next;
     int64_t n, width;            /* C's columns; a panel's */
-    int tail_parts;              /* the last round's panels (one per device) are cut into this many */
+    int tail_parts;              /* the last round's panels (one per device): parts of each */
     int count;                   /* devices taking part */
     pthread_mutex_t lock;
     pthread_cond_t changed;

@@ -2,11 +2,11 @@
  * Pinned arrays (cufort_host_alloc, cufort_host_register) go straight to the DMA engine.  Pageable
  * arrays, which cudaMemcpy moves at a fraction of that (7–8.5 GB/s H2D on the H100 host), go
  * through a ring of SLOTS pinned slots of GROUP bytes owned by the calling thread (or its first
- * few: cufort_staging_spread).  The copy's workers (the calling thread and helpers from pool.c, which
- * sleep when idle, unlike OpenMP's) claim pieces of the array in order and pack each into its place
- * in its group's slot; whoever packs a group's last piece queues the group's one DMA.  The way back
- * mirrors it: a ring's worth of groups in flight, and whoever unpacks a group's last piece queues
- * the group that reuses the slot.  Why this shape (bench/probes/stage_bench.c,
+ * few: cufort_staging_spread).  The copy's workers (the calling thread and helpers from pool.c,
+ * which sleep when idle, unlike OpenMP's) claim pieces of the array in order and pack each into its
+ * place in its group's slot; whoever packs a group's last piece queues the group's one DMA.  The
+ * way back mirrors it: a ring's worth of groups in flight, and whoever unpacks a group's last piece
+ * queues the group that reuses the slot.  Why this shape (bench/probes/stage_bench.c,
  * docs/performance.md): one core of that host copies at only ~8.5 GB/s, so the copies must be
  * spread over threads; and the DMA engine, not the packing, is the slower side, faster in large
  * copies: groups of 8 MiB packed in 1 MiB pieces moved 128 MiB at 44-49 GB/s up and 51 down where a
@@ -39,8 +39,9 @@
  * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
  * smaller one (min_piece()); TAIL: an upload's last groups, which may be packed with streaming
  * stores. */
-enum { SLOTS = 6, SPREAD_SLOTS = 4, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16, PIECE = 1 << 20,
-       MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10, TAIL = 2 };
+enum { SLOTS = 6, SPREAD_SLOTS = 4, GROUP = 8 << 20, RAMP = 1 << 20, WORKERS = 8, MAX_WORKERS = 16,
+       PIECE = 1 << 20, MIN_PIECE = 256 << 10, SMALL_PIECE = 64 << 10, PIPELINE_MIN = 64 << 10,
+       TAIL = 2 };
 
 /* the GPUs at once of the call this thread's copies belong to (cufort_staging_spread); 0: one */
 static _Thread_local int spread_devices;
@@ -378,10 +379,10 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
  * more where CUFORT_STAGING_THREADS sets the count), never fewer than cufort_staging_threads().
  * Few: none, or with the automatic count as many as three quarters of the usable cores and the
  * pool hold at that count (room(); on 16 cores one copy, on 32 two: the two uploads of a GEMM
- * spread over two GPUs, before their downloads start).  Should more copies start while it runs, the threads beyond
- * the usual count leave it (beside_another()).  A large copy alone is bound by its packing; a
- * smaller one keeps the usual count, being bound by the DMA engine's reads of slots just packed,
- * where more packers only add memory traffic (docs/performance.md). */
+ * spread over two GPUs, before their downloads start).  Should more copies start while it runs,
+ * the threads beyond the usual count leave it (beside_another()).  A large copy alone is bound by
+ * its packing; a smaller one keeps the usual count, being bound by the DMA engine's reads of
+ * slots just packed, where more packers only add memory traffic (docs/performance.md). */
 enum { LONE_WORKERS = 12, LONE_BYTES = 32 << 20 };
 static int active_copies;   /* staged copies running in the process (atomic) */
 
@@ -401,9 +402,9 @@ static int lone_threads(int threads)
 
 /* How many copies at once may each have `lone` threads: as many as three quarters of the usable
  * cores and the pool's helpers hold; one where CUFORT_STAGING_THREADS_ALONE sets the count, or
- * where fewer than the devices of this thread's spread call (each starting its copies at once)
- * would have room.  Measured on four GPUs and 64 cores: with two of the four uploads at 12
- * threads the other two, short of helpers, delayed the whole call (docs/performance.md). */
+ * where fewer than the devices of this thread's spread call, which start their copies together,
+ * would have room: the devices left short of helpers would delay the whole call
+ * (docs/performance.md). */
 static int room(int lone)
 {
     int cores = offered_threads();
