@@ -357,7 +357,6 @@ static void devices_set_aside(int count, const case_t *c0)
 
 static int thread_body(int id, char *err, size_t errlen);
 
-/* the column panels the last plan's devices did in all; *busy: how many devices did any */
 /* C's column panels on a staged call of n columns spread over d devices, `width` wide: the last
  * round (one panel per device) in quarters, or as many parts as a narrower panel has columns */
 static int64_t staged_panels(int64_t n, int64_t width, int d)
@@ -370,6 +369,7 @@ static int64_t staged_panels(int64_t n, int64_t width, int d)
     return panels;
 }
 
+/* the column panels the last plan's devices did in all; *busy: how many devices did any */
 static int64_t panels_done(const cufort_gemm_plan_info *info, int64_t *busy)
 {
     int64_t panels = 0;

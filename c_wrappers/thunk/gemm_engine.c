@@ -200,24 +200,27 @@ static int upload(job *j, const cufort_held_array *o, char *dev, const char *hos
 
 static int64_t rows_of(const job *j, int64_t i) { return min64(j->mb, j->m - i * j->mb); }
 /* column panel jj's first column and width: nb wide, or as the spread call cuts them */
-static int64_t first_col(const job *j, int64_t jj)
+static void panel_columns(const job *j, int64_t jj, int64_t *first, int64_t *cols)
 {
-    int64_t first = jj * j->nb, cols;
-    if (j->share)
-        cufort_gemm_panel_columns(j->share, jj, &first, &cols);
-    return first;
+    if (j->share) {
+        cufort_gemm_panel_columns(j->share, jj, first, cols);
+    } else {
+        *first = jj * j->nb;
+        *cols = min64(j->nb, j->n - *first);
+    }
 }
 static int64_t cols_of(const job *j, int64_t jj)
 {
-    int64_t first, cols = min64(j->nb, j->n - jj * j->nb);
-    if (j->share)
-        cufort_gemm_panel_columns(j->share, jj, &first, &cols);
+    int64_t first, cols;
+    panel_columns(j, jj, &first, &cols);
     return cols;
 }
 static int64_t depth_of(const job *j, int64_t kc) { return min64(j->kb, j->k - kc * j->kb); }
 static char *c_tile(const job *j, int64_t i, int64_t jj)
 {
-    return j->C + (size_t)(i * j->mb + first_col(j, jj) * j->ldc) * j->es;
+    int64_t first, cols;
+    panel_columns(j, jj, &first, &cols);
+    return j->C + (size_t)(i * j->mb + first * j->ldc) * j->es;
 }
 
 static int download(job *j, c_slot *c)
@@ -255,7 +258,8 @@ static int upload_a(job *j, slot *s, int64_t row, int64_t k0, int64_t depth)
 /* B's block (column panel `col`, k from k0, depth deep), from the host */
 static int upload_b(job *j, slot *s, int64_t col, int64_t k0, int64_t depth)
 {
-    int64_t c0 = first_col(j, col), cols = cols_of(j, col), ld = j->ldb;
+    int64_t c0, cols, ld = j->ldb;
+    panel_columns(j, col, &c0, &cols);
     const char *at = j->B + (size_t)(NOTR(j->tb) ? k0 + c0 * ld : c0 + k0 * ld) * j->es;
     return NOTR(j->tb) ? upload(j, &j->b, s->dev, at, depth, cols)
                        : upload(j, &j->b, s->dev, at, cols, depth);
