@@ -76,12 +76,18 @@ static inline double cufort_gemm_flops(const cufort_gemm_job *j)
 
 /* C's column panels on a spread call: of p->width columns, the last `count` of them (one per
  * device) each cut into tail_parts parts (fewer when narrower), so that little is left to compute
- * after the last panel's B is up.  How many; and panel `panel`'s first column and width. */
+ * after the last panel's B is up.  The first panel of that round (*whole: C's panels of p->width);
+ * how many panels in all; and panel `panel`'s first column and width. */
+static inline int64_t cufort_gemm_tail_round(const cufort_gemm_panels *p, int64_t *whole)
+{
+    *whole = cdiv(p->n, p->width);
+    return *whole - min64(p->tail_parts > 1 ? p->count : 0, *whole);
+}
+
 static inline int64_t cufort_gemm_panel_count(const cufort_gemm_panels *p)
 {
-    int64_t whole = cdiv(p->n, p->width), last = min64(p->tail_parts > 1 ? p->count : 0, whole);
-    int64_t count = whole - last;
-    for (int64_t q = whole - last; q < whole; q++)
+    int64_t whole, q0 = cufort_gemm_tail_round(p, &whole), count = q0;
+    for (int64_t q = q0; q < whole; q++)
         count += min64(p->tail_parts, min64(p->width, p->n - q * p->width));
     return count;
 }
@@ -89,11 +95,10 @@ static inline int64_t cufort_gemm_panel_count(const cufort_gemm_panels *p)
 static inline void cufort_gemm_panel_columns(const cufort_gemm_panels *p, int64_t panel,
                                              int64_t *first, int64_t *cols)
 {
-    int64_t whole = cdiv(p->n, p->width), last = min64(p->tail_parts > 1 ? p->count : 0, whole);
-    int64_t part = panel - (whole - last);
+    int64_t whole, q0 = cufort_gemm_tail_round(p, &whole), part = panel - q0;
     *first = panel * p->width;
     *cols = min64(p->width, p->n - *first);
-    for (int64_t q = whole - last; part >= 0 && q < whole; q++) {
+    for (int64_t q = q0; part >= 0 && q < whole; q++) {
         int64_t w = min64(p->width, p->n - q * p->width), parts = min64(p->tail_parts, w);
         if (part < parts) {   /* balanced cuts: every part has a column */
             *first = q * p->width + part * w / parts;

@@ -386,6 +386,13 @@ static int cached_copy(cufort_stream s, char *dev, char *host, size_t bytes, uin
 enum { LONE_WORKERS = 12, LONE_BYTES = 32 << 20 };
 static int active_copies;   /* staged copies running in the process (atomic) */
 
+/* three quarters of the usable cores: what large copies at once may hold between them */
+static int large_copy_cores(void)
+{
+    int t = offered_threads();
+    return t - t / 4;
+}
+
 /* a lone copy's threads, given the usual count */
 static int lone_threads(int threads)
 {
@@ -393,8 +400,7 @@ static int lone_threads(int threads)
     if (!t) {
         if (threads_from_env("CUFORT_STAGING_THREADS"))
             return threads;
-        t = offered_threads();
-        t -= t / 4;
+        t = large_copy_cores();
         t = t < LONE_WORKERS ? t : LONE_WORKERS;
     }
     return t > threads ? t : threads;
@@ -407,9 +413,7 @@ static int lone_threads(int threads)
  * (docs/performance.md). */
 static int room(int lone)
 {
-    int cores = offered_threads();
-    cores -= cores / 4;
-    int n = cores / lone, helpers = lone > 1 ? CUFORT_POOL_HELPERS / (lone - 1) : n;
+    int n = large_copy_cores() / lone, helpers = lone > 1 ? CUFORT_POOL_HELPERS / (lone - 1) : n;
     n = n < helpers ? n : helpers;
     if (threads_from_env("CUFORT_STAGING_THREADS_ALONE") || n < 1 || spread_devices > n)
         return 1;
