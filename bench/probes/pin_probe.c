@@ -4,7 +4,8 @@
  *    (the events after which a pinned range no longer backs the caller's addresses), with kernel
  *    faults delivered too (no UFFD_USER_MODE_ONLY)?  Does the thread that unmaps wait for the
  *    watcher to read the event?
- *  - cudaHostRegister / cudaHostUnregister: what pinning a 128 MiB malloc'd array costs;
+ *  - cudaHostRegister / cudaHostUnregister: what pinning a 128 MiB malloc'd array costs, on 4 KiB
+ *    pages and on transparent huge pages (madvise(MADV_HUGEPAGE) before the first touch);
  *  - DMA from and to a registered array against cudaMallocHost memory, 128 MiB, in turns. */
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -139,21 +140,39 @@ static void probe_uffd(void)
 }
 
 /* ---- registration and DMA ---- */
+
+/* an array the kernel backs with 2 MiB pages where it can (none where THP is off) */
+static char *huge_array(size_t n)
+{
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        printf("mmap failed\n");
+        exit(1);
+    }
+    madvise(p, n, MADV_HUGEPAGE);
+    return p;
+}
+
 static void probe_pinning(void)
 {
     size_t n = 128 << 20;
     enum { ARRAYS = 4, REPS = 10 };
-    for (int i = 0; i < ARRAYS; i++) {
-        char *h = malloc(n);
+    for (int i = 0; i < 2 * ARRAYS; i++) {
+        int huge = i & 1;
+        char *h = huge ? huge_array(n) : malloc(n);
         memset(h, i + 1, n);
         double t0 = now_ms();
         CK(cudaHostRegister(h, n, cudaHostRegisterDefault));
         double t1 = now_ms();
         CK(cudaHostUnregister(h));
         double t2 = now_ms();
-        printf("128 MiB malloc'd array %d: cudaHostRegister %.2f ms, cudaHostUnregister %.2f ms\n",
-               i, t1 - t0, t2 - t1);
-        free(h);
+        printf("128 MiB malloc'd array %d (%s): cudaHostRegister %.2f ms (%.1f GB/s), "
+               "cudaHostUnregister %.2f ms\n", i / 2, huge ? "huge pages" : "4 KiB pages", t1 - t0,
+               n / (t1 - t0) / 1e6, t2 - t1);
+        if (huge)
+            munmap(h, n);
+        else
+            free(h);
     }
     char *reg = malloc(n), *pin, *dev;
     memset(reg, 3, n);

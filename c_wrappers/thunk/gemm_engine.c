@@ -454,43 +454,86 @@ static int own_rows_ahead(job *j)
     return st;
 }
 
+/* The tiles queued and given back so far, with the worker's tickets (give_back()). */
+typedef struct {
+    int64_t t, back, ticket[C_SLOTS], last;
+    cufort_worker *w;
+} flow;
+
+/* Tile (i, jj) into the next C slot (once that slot's download is done), then tiles given back
+ * until at most `lag` are in flight. */
+static int next_tile(job *j, flow *f, int64_t i, int64_t jj, int64_t lag)
+{
+    int s = (int)(f->t % j->nc);
+    int st = f->w && f->ticket[s] ? cufort_worker_wait(f->w, f->ticket[s]) : CUFORT_SUCCESS;
+    if (!st)
+        st = tile(j, &j->e->c[s], i, jj);
+    for (f->t++; !st && f->t - f->back > lag; f->back++)
+        st = give_back(j, f->w, f->back, f->ticket, &f->last);
+    return st;
+}
+
+/* Staged and spread, with more than one row panel in each device's block of A: the device starts
+ * with its first two column panels together, a round of rows at a time (the first row of every
+ * block for both panels, then the second, ...), and C's downloads wait until the first round is
+ * queued.  Its next own row panel is then packed while the GPU has four tiles to compute instead
+ * of two, and while no download takes the host's memory bandwidth from that packing
+ * (docs/performance.md).  Returns that start's lag (tiles queued before the first comes back),
+ * 0 where the start is not paired. */
+static int64_t paired_start(const job *j, int ordered)
+{
+    if (!ordered || !spread_devices(j) || j->mt <= j->share->count || j->nc < 2 * j->mt)
+        return 0;
+    return min64(2 * j->share->count, j->nc - 1);
+}
+
+/* Column panels jj and jj1 (when there is one), round by round of rows in `order` */
+static int run_paired(job *j, flow *f, const int64_t *order, int64_t jj, int64_t jj1, int64_t lag)
+{
+    int64_t round = j->share->count, panels[2] = {jj, jj1};
+    int st = CUFORT_SUCCESS;
+    for (int64_t r0 = 0; r0 < j->mt && !st; r0 += round)
+        for (int p = 0; p < 2 && !st; p++)
+            for (int64_t r = r0; r < r0 + round && r < j->mt && !st && panels[p] < j->nt; r++)
+                st = next_tile(j, f, order[r], panels[p], lag);
+    return st;
+}
+
 static int run(job *j)
 {
     const int64_t lag = j->nc > 2 ? 2 : 1;
-    int64_t t = 0, back = 0;     /* tiles queued; tiles whose download is queued */
-    int64_t ticket[C_SLOTS] = {0}, last = 0;
-    cufort_worker *w = NULL;
+    flow f = {0};
     int st = CUFORT_SUCCESS;
     if (j->mt * j->nt > lag && (j->host_beta || !cufort_held_dma(&j->c))) {
         if (!j->e->downloads)
             st = cufort_worker_start(&j->e->downloads);
-        w = j->e->downloads;
+        f.w = j->e->downloads;
     }
     int64_t order[MAX_PANELS];
     int ordered = row_order(j, order), ahead = uploads_ahead(j);
+    int64_t start_lag = paired_start(j, ordered);
     cufort_staging_spread(spread_devices(j));
-    int64_t next = -1;   /* with uploads ahead: the column panel claimed after jj */
-    for (int64_t jj = next_panel(j, -1); jj < j->nt && !st; jj = ahead ? next : next_panel(j, jj))
+    int64_t jj = next_panel(j, -1), next = -1;   /* with uploads ahead: the panel claimed after jj */
+    if (start_lag && jj < j->nt && !st) {
+        int64_t jj1 = next_panel(j, jj);
+        st = run_paired(j, &f, order, jj, jj1, start_lag);
+        jj = jj1 < j->nt ? next_panel(j, jj1) : jj1;
+    }
+    for (; jj < j->nt && !st; jj = ahead ? next : next_panel(j, jj))
         for (int64_t r = 0; r < j->mt && !st; r++) {
-            int64_t i = ordered ? order[r] : r;
-            int s = (int)(t % j->nc);
-            if (w && ticket[s] && (st = cufort_worker_wait(w, ticket[s])))
-                break;
-            st = tile(j, &j->e->c[s], i, jj);
+            st = next_tile(j, &f, ordered ? order[r] : r, jj, lag);
             if (!st && ahead && r == 0) {
                 slot *b;
-                if (t == 0)
+                if (f.t == 1)
                     st = own_rows_ahead(j);
                 if (!st && (next = next_panel(j, jj)) < j->nt)
                     st = block(j, 1, 0, next, &b);
             }
-            for (t++; !st && t - back > lag; back++)
-                st = give_back(j, w, back, ticket, &last);
         }
-    for (; !st && back < t; back++)
-        st = give_back(j, w, back, ticket, &last);
-    if (w && last) {   /* the worker must be done with this call's slots and arrays */
-        int done = cufort_worker_wait(w, last);
+    for (; !st && f.back < f.t; f.back++)
+        st = give_back(j, f.w, f.back, f.ticket, &f.last);
+    if (f.w && f.last) {   /* the worker must be done with this call's slots and arrays */
+        int done = cufort_worker_wait(f.w, f.last);
         st = st ? st : done;
     }
     cufort_staging_spread(0);

@@ -143,6 +143,18 @@ static int c_slots(const job *j)
     return (int)(two_panels < C_SLOTS ? C_SLOTS : min64(two_panels, CUFORT_GEMM_C_SLOTS));
 }
 
+/* B slots of a resident plan spread over devices (panel height mb): three where the call starts
+ * with two column panels together (gemm_engine.c's paired_start(): A or B staged, and more row
+ * panels than devices), so that the third panel's B need not wait for the first panel's end;
+ * else two */
+static int spread_b_slots(const job *j, int64_t mb)
+{
+    int64_t rows = cdiv(j->m, mb);
+    int paired = !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) && rows > j->share->count &&
+                 2 * rows <= CUFORT_GEMM_C_SLOTS;
+    return paired ? OOC_SLOTS + 1 : OOC_SLOTS;
+}
+
 /* Resident when it fits (with fewer C slots if need be); else out of core, halving kb first (it
  * costs no extra traffic), then the tile.  0 when not even 1 x 1 x 1 blocks fit. */
 static int plan(job *j, size_t cap)
@@ -160,8 +172,12 @@ static int plan(job *j, size_t cap)
     j->resident = 1;
     j->na = k ? (int)cdiv(j->m, j->mb) : 0;
     /* spread over devices, B's panels each serve one column of tiles: a few slots cycle */
-    j->nbs = !k ? 0 : j->share ? (int)min64(OOC_SLOTS, cdiv(j->n, j->nb)) : (int)cdiv(j->n, j->nb);
+    j->nbs = !k          ? 0
+             : j->share ? (int)min64(spread_b_slots(j, j->mb), cdiv(j->n, j->nb))
+                        : (int)cdiv(j->n, j->nb);
     j->nc = c_slots(j);
+    if (need(j) > cap && j->share && j->nbs > OOC_SLOTS)
+        j->nbs = OOC_SLOTS;
     if (need(j) > cap && j->nc > C_SLOTS)
         j->nc = C_SLOTS;
     if (need(j) > cap) {
