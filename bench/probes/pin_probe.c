@@ -4,8 +4,8 @@
  *    (the events after which a pinned range no longer backs the caller's addresses), with kernel
  *    faults delivered too (no UFFD_USER_MODE_ONLY)?  Does the thread that unmaps wait for the
  *    watcher to read the event?
- *  - cudaHostRegister / cudaHostUnregister: what pinning a 128 MiB malloc'd array costs, on 4 KiB
- *    pages and on transparent huge pages (madvise(MADV_HUGEPAGE) before the first touch);
+ *  - cudaHostRegister / cudaHostUnregister: what pinning a 128 MiB array costs, malloc'd (4 KiB
+ *    pages) and in transparent huge pages (madvise(MADV_HUGEPAGE) before the first touch);
  *  - DMA from and to a registered array against cudaMallocHost memory, 128 MiB, in turns. */
 #define _GNU_SOURCE
 #include <cuda_runtime.h>
@@ -166,8 +166,9 @@ static void probe_pinning(void)
         double t1 = now_ms();
         CK(cudaHostUnregister(h));
         double t2 = now_ms();
-        printf("128 MiB malloc'd array %d (%s): cudaHostRegister %.2f ms (%.1f GB/s), "
-               "cudaHostUnregister %.2f ms\n", i / 2, huge ? "huge pages" : "4 KiB pages", t1 - t0,
+        printf("128 MiB array %d (%s): cudaHostRegister %.2f ms (%.1f GB/s), "
+               "cudaHostUnregister %.2f ms\n", i / 2, huge ? "mmap'd, huge pages" : "malloc'd",
+               t1 - t0,
                n / (t1 - t0) / 1e6, t2 - t1);
         if (huge)
             munmap(h, n);
