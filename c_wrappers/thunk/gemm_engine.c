@@ -376,7 +376,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
  * with four, its small thunked calls measured slower. */
 static int spread_devices(const job *j)
 {
-    return j->share && !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) ? j->share->count : 0;
+    return cufort_gemm_staged_spread(j) ? j->share->count : 0;
 }
 
 static int download_task(void *slot)
@@ -439,8 +439,7 @@ static int row_order(const job *j, int64_t order[MAX_PANELS])
  * downloads hold a tile or two ahead of the GPU, they kept the GPU waiting at every new panel. */
 static int uploads_ahead(const job *j)
 {
-    return j->share && j->resident && j->kt == 1 && j->nbs > 1 && cufort_held_dma(&j->a) &&
-           cufort_held_dma(&j->b);
+    return j->share && j->resident && j->kt == 1 && j->nbs > 1 && !cufort_gemm_staged_spread(j);
 }
 
 static int own_rows_ahead(job *j)
@@ -473,16 +472,17 @@ static int next_tile(job *j, flow *f, int64_t i, int64_t jj, int64_t lag)
     return st;
 }
 
-/* Staged and spread, with more than one row panel in each device's block of A: the device starts
- * with its first two column panels together, a round of rows at a time (the first row of every
- * block for both panels, then the second, ...), and C's downloads wait until the first round is
- * queued.  Its next own row panel is then packed while the GPU has four tiles to compute instead
- * of two, and while no download takes the host's memory bandwidth from that packing
- * (docs/performance.md).  Returns that start's lag (tiles queued before the first comes back),
- * 0 where the start is not paired. */
+/* Staged and spread, with more than one row panel in each device's block of A
+ * (cufort_gemm_paired_start, and the C slots the plan got): the device starts with its first two
+ * column panels together, a round of rows at a time (the first row of every block for both
+ * panels, then the second, ...), and C's downloads wait until the first round is queued.  Its
+ * next own row panel is then packed while the GPU has four tiles to compute instead of two, and
+ * while no download takes the host's memory bandwidth from that packing (docs/performance.md).
+ * Returns that start's lag (tiles queued before the first comes back), 0 where the start is not
+ * paired. */
 static int64_t paired_start(const job *j, int ordered)
 {
-    if (!ordered || !spread_devices(j) || j->mt <= j->share->count || j->nc < 2 * j->mt)
+    if (!ordered || !cufort_gemm_paired_start(j, j->mt) || j->nc < 2 * j->mt)
         return 0;
     return min64(2 * j->share->count, j->nc - 1);
 }

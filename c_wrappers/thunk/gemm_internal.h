@@ -74,6 +74,21 @@ static inline double cufort_gemm_flops(const cufort_gemm_job *j)
     return (j->prec == 'c' || j->prec == 'z' ? 8 : 2) * (double)j->m * (double)j->n * k;
 }
 
+/* A call spread over devices whose A or B goes through host staging (not both in DMA reach) */
+static inline int cufort_gemm_staged_spread(const cufort_gemm_job *j)
+{
+    return j->share && !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b));
+}
+
+/* Whether such a call, in `rows` row panels, starts with two column panels together
+ * (gemm_engine.c's paired start): each device's block of A holds more than one row panel, and two
+ * panels' tiles fit the C slots.  The plan keeps a third B slot for it (gemm_plan.c). */
+static inline int cufort_gemm_paired_start(const cufort_gemm_job *j, int64_t rows)
+{
+    return cufort_gemm_staged_spread(j) && rows > j->share->count &&
+           2 * rows <= CUFORT_GEMM_C_SLOTS;
+}
+
 /* C's column panels on a spread call: of p->width columns, the last `count` of them (one per
  * device) each cut into tail_parts parts (fewer when narrower), so that little is left to compute
  * after the last panel's B is up.  The first panel of that round (*whole: C's panels of p->width);

@@ -144,15 +144,11 @@ static int c_slots(const job *j)
 }
 
 /* B slots of a resident plan spread over devices (panel height mb): three where the call starts
- * with two column panels together (gemm_engine.c's paired_start(): A or B staged, and more row
- * panels than devices), so that the third panel's B need not wait for the first panel's end;
- * else two */
+ * with two column panels together (cufort_gemm_paired_start), so that the third panel's B need
+ * not wait for the first panel's end; else two */
 static int spread_b_slots(const job *j, int64_t mb)
 {
-    int64_t rows = cdiv(j->m, mb);
-    int paired = !(cufort_held_dma(&j->a) && cufort_held_dma(&j->b)) && rows > j->share->count &&
-                 2 * rows <= CUFORT_GEMM_C_SLOTS;
-    return paired ? OOC_SLOTS + 1 : OOC_SLOTS;
+    return cufort_gemm_paired_start(j, cdiv(j->m, mb)) ? OOC_SLOTS + 1 : OOC_SLOTS;
 }
 
 /* Resident when it fits (with fewer C slots if need be); else out of core, halving kb first (it
