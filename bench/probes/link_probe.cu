@@ -8,12 +8,17 @@
  *             and on 32 MiB evicted from the caches; and each mover's 16 MiB beside a running SGEMM
  *             of n = 2048, the copy kernel on a high-priority stream (it must find free SMs between
  *             the GEMM's blocks).
+ *   down      One GPU.  An 8 MiB download by DMA into a pinned slot whose lines the CPU has just
+ *             written (packed, as an upload leaves a slot of the ring), just read (unpacked, as a
+ *             download leaves it), or not touched since the caches were flushed: the DMA engine
+ *             writes lines that sit in the cores' caches only after taking them back.
  *   gpus      1..N GPUs at once, each moving 512 MiB between a pinned buffer of its own and its
  *             memory by DMA: up, down, and both at once.  The aggregate is what the host's memory
  *             gives the DMA engines, the ceiling of a GEMM spread over the GPUs on pinned arrays.
  * Medians of REPS after a warm-up, wall clock to the last stream's end.
- * Usage: link_probe [fresh|gpus|all] */
+ * Usage: link_probe [fresh|down|gpus|all] */
 #include <cublas_v2.h>
+#include <immintrin.h>
 #include <cuda_runtime.h>
 #include <omp.h>
 #include <stdio.h>
@@ -200,6 +205,81 @@ static void fresh(void)
     free(junk);
 }
 
+/* 8 threads read the slot into sink (as an unpacking does), with the non-temporal hint, or
+ * flushing the lines after */
+__attribute__((target("clflushopt"))) static void read_slot(char *sink, size_t bytes, int nta,
+                                                            int flush)
+{
+#pragma omp parallel num_threads(8)
+    {
+        size_t piece = bytes / 8, lo = omp_get_thread_num() * piece;
+        for (size_t o = lo; o < lo + piece; o += 8192) {
+            if (nta)
+                for (size_t a = o; a < o + 8192; a += 64) _mm_prefetch(slot + a, _MM_HINT_NTA);
+            memcpy(sink + o, slot + o, 8192);
+            if (flush)
+                for (size_t a = o; a < o + 8192; a += 64) _mm_clflushopt(slot + a);
+        }
+    }
+}
+
+/* ---- down: one GPU, downloads into slots the CPU has just written or read ---- */
+static void down(void)
+{
+    const size_t BYTES = 8 * MIB;
+    CK(cudaSetDevice(0));
+    CK(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
+    src = (char *)malloc(BYTES);
+    char *sink = (char *)malloc(BYTES);
+    junk = (char *)malloc(1024 * MIB);
+    for (size_t i = 0; i < BYTES / 4; i++) ((unsigned *)src)[i] = (unsigned)(i * 2654435761u);
+    memset(sink, 1, BYTES);
+    CK(cudaHostAlloc((void **)&slot, BYTES, cudaHostAllocPortable));
+    CK(cudaMalloc((void **)&dev, BYTES));
+    CK(cudaMemcpy(dev, src, BYTES, cudaMemcpyHostToDevice));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    const char *state[] = {"just written by 8 threads", "just read by 8 threads",
+                           "evicted from the caches", "just written by 8 threads, down twice",
+                           "just read by 8 threads, non-temporal hint",
+                           "just read by 8 threads, then flushed"};
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < 6; k++) {
+            double t[REPS], tw[REPS], th[REPS];
+            for (int r = -1; r < REPS; r++) {
+                memset(slot, 2, BYTES);
+                evict();
+                double h0 = bench_now();
+                if (k == 0 || k == 3)
+                    pack(0, BYTES, 8);
+                else if (k != 2)
+                    read_slot(sink, BYTES, k == 4, k == 5);
+                double t0 = bench_now();
+                CK(cudaEventRecord(e0, s_copy));
+                for (int rep = 0; rep < (k == 3 ? 2 : 1); rep++)
+                    CK(cudaMemcpyAsync(slot, dev, BYTES, cudaMemcpyDeviceToHost, s_copy));
+                CK(cudaEventRecord(e1, s_copy));
+                CK(cudaStreamSynchronize(s_copy));
+                float ms = 0;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (r >= 0) t[r] = 1e-3 * ms, tw[r] = bench_now() - t0, th[r] = t0 - h0;
+            }
+            char what[96];
+            snprintf(what, sizeof what, "8 MiB down into a slot %s%s", state[k],
+                     memcmp(slot, src, BYTES) ? " WRONG" : "");
+            report(what, t, REPS, k == 3 ? 2 * BYTES : BYTES);
+            report("  wall clock", tw, REPS, k == 3 ? 2 * BYTES : BYTES);
+            if (k != 2)
+                report("  the CPU's write or read of the slot before it", th, REPS, BYTES);
+        }
+    CK(cudaFree(dev));
+    CK(cudaFreeHost(slot));
+    free(src);
+    free(sink);
+    free(junk);
+}
+
 /* ---- gpus: aggregate DMA over several GPUs ---- */
 static void gpus(void)
 {
@@ -264,6 +344,7 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&p, 0));
     printf("# link_probe on %s, %d host threads\n", p.name, omp_get_max_threads());
     if (!strcmp(what, "fresh") || !strcmp(what, "all")) fresh();
+    if (!strcmp(what, "down") || !strcmp(what, "all")) down();
     if (!strcmp(what, "gpus") || !strcmp(what, "all")) gpus();
     return 0;
 }

@@ -168,8 +168,7 @@ static void probe_pinning(void)
         double t2 = now_ms();
         printf("128 MiB array %d (%s): cudaHostRegister %.2f ms (%.1f GB/s), "
                "cudaHostUnregister %.2f ms\n", i / 2, huge ? "mmap'd, huge pages" : "malloc'd",
-               t1 - t0,
-               n / (t1 - t0) / 1e6, t2 - t1);
+               t1 - t0, n / (t1 - t0) / 1e6, t2 - t1);
         if (huge)
             munmap(h, n);
         else
