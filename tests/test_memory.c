@@ -2,6 +2,10 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "gate.h"
 
 static int on_cuda(void) { return cufort_backend() == CUFORT_BACKEND_CUDA; }
 
@@ -299,6 +303,58 @@ static int alloc_thread(int id, char *err, size_t errlen)
 
 static void threads(void) { ck_threads(8, alloc_thread, "alloc/copy/free x300"); }
 
+/* A free waits for the calls other threads have in flight (one may be using a stale pointer into
+ * the block); a free from inside a call goes at once.  A call in flight is held open here by
+ * entering cufort's gate directly, as every public entry point does. */
+static atomic_int in_call, call_left;
+
+static void *long_call(void *arg)
+{
+    (void)arg;
+    int entered = cufort_gate_enter();
+    atomic_store(&in_call, 1);
+    nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+    atomic_store(&call_left, 1);
+    cufort_gate_leave(&entered);
+    return NULL;
+}
+
+static void free_waits_for_calls(void)
+{
+    const char *what[] = {"cufort_free", "cufort_host_free", "cufort_host_unregister"};
+    for (int k = 0; k < 3; k++) {
+        void *p = NULL, *h = k == 2 ? malloc(1 << 16) : NULL;
+        int ok = k == 0 ? CHECK_OK(cufort_alloc(&p, 4096), "alloc for the free beside a call")
+               : k == 1 ? CHECK_OK(cufort_host_alloc(&p, 4096), "host_alloc for the free beside a call")
+                        : CHECK_OK(cufort_host_register(p = h, 1 << 16), "register for the unregister beside a call");
+        if (!ok) {
+            free(h);
+            continue;
+        }
+        atomic_store(&in_call, 0);
+        atomic_store(&call_left, 0);
+        pthread_t th;
+        pthread_create(&th, NULL, long_call, NULL);
+        while (!atomic_load(&in_call))
+            sched_yield();
+        int st = k == 0 ? cufort_free(p) : k == 1 ? cufort_host_free(p) : cufort_host_unregister(p);
+        int left = atomic_load(&call_left);
+        pthread_join(th, NULL);
+        CHECK_OK(st, ckf("%s beside another thread's call", what[k]));
+        CHECK(left, ckf("%s returns only after another thread's call in flight has", what[k]),
+              "it returned while the call was still inside cufort");
+        free(h);
+    }
+    /* from inside a call (as from a callback): at once, no deadlock */
+    void *q = NULL;
+    int entered = cufort_gate_enter();
+    int st = cufort_alloc(&q, 4096);
+    if (!st)
+        st = cufort_free(q);
+    cufort_gate_leave(&entered);
+    CHECK_OK(st, "cufort_free from inside a call");
+}
+
 static int run_child(const char *mode)
 {
     ck_child_main("memory");
@@ -325,6 +381,7 @@ int main(int argc, char **argv)
     registered();
     leak_cycles();
     threads();
+    free_waits_for_calls();
     CHECK_OK(cufort_shutdown(), "shutdown");
     ck_child("host_free_malloc", "child host_free_malloc", NULL);
     ck_child("host_free_device", "child host_free_device", NULL);

@@ -87,3 +87,5 @@ void cufort_gate_open(void)
 }
 
 void cufort_gate_serve_calls(void) { depth = 1; }
+
+int cufort_gate_inside(void) { return depth > 0; }

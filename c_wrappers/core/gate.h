@@ -25,6 +25,8 @@ void cufort_gate_leave(int *entered);  /* the cleanup of CUFORT_HOLD_GATE */
  * public calls). */
 int cufort_gate_close(const char *routine);
 void cufort_gate_open(void);
+/* 1 when the calling thread is inside a cufort call (then cufort_gate_close would refuse) */
+int cufort_gate_inside(void);
 
 /* A helper thread that only ever runs work for a call in flight: it passes the gate for good. */
 void cufort_gate_serve_calls(void);

@@ -63,6 +63,22 @@ static int release(const char *fn, void *p, cufort_registry *blocks, const char 
     return cufort_in(fn, free_op(blocks)(p));
 }
 
+/* A block the program frees goes once no other thread's call is in flight (gate.h): such a call
+ * may hold a stale pointer of its own that now lies in this block, checked before the free and
+ * used after it, which the driver does not survive.  A free made from inside a call (a callback)
+ * goes at once: the gate cannot close there. */
+static int release_closed(const char *fn, void *p, cufort_registry *blocks, const char *from)
+{
+    if (!p || cufort_gate_inside()) {
+        CUFORT_HOLD_GATE;
+        return release(fn, p, blocks, from, 0);
+    }
+    cufort_gate_close(fn);   /* refused only from inside a call */
+    int st = release(fn, p, blocks, from, 0);
+    cufort_gate_open();
+    return st;
+}
+
 int cufort_alloc(void **device_ptr, int64_t bytes)
 {
     CUFORT_HOLD_GATE;
@@ -71,8 +87,7 @@ int cufort_alloc(void **device_ptr, int64_t bytes)
 
 int cufort_free(void *device_ptr)
 {
-    CUFORT_HOLD_GATE;
-    return release("cufort_free", device_ptr, &cufort_device_blocks, "cufort_alloc", 0);
+    return release_closed("cufort_free", device_ptr, &cufort_device_blocks, "cufort_alloc");
 }
 
 int cufort_host_alloc(void **host_ptr, int64_t bytes)
@@ -83,8 +98,7 @@ int cufort_host_alloc(void **host_ptr, int64_t bytes)
 
 int cufort_host_free(void *host_ptr)
 {
-    CUFORT_HOLD_GATE;
-    return release("cufort_host_free", host_ptr, &cufort_pinned_blocks, "cufort_host_alloc", 0);
+    return release_closed("cufort_host_free", host_ptr, &cufort_pinned_blocks, "cufort_host_alloc");
 }
 
 int cufort_own_alloc(void **p, int64_t bytes, int pinned)
@@ -122,8 +136,8 @@ int cufort_host_register(void *host_ptr, int64_t bytes)
 
 int cufort_host_unregister(void *host_ptr)
 {
-    CUFORT_HOLD_GATE;
-    return release("cufort_host_unregister", host_ptr, &cufort_registered_ranges, "cufort_host_register", 0);
+    return release_closed("cufort_host_unregister", host_ptr, &cufort_registered_ranges,
+                          "cufort_host_register");
 }
 
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,

@@ -111,6 +111,10 @@ int cufort_host_alloc(void **host_ptr, int64_t bytes);     /* pinned (page-locke
 int cufort_host_free(void *host_ptr);
 int cufort_host_register(void *host_ptr, int64_t bytes);   /* pin an existing array */
 int cufort_host_unregister(void *host_ptr);
+/* cufort_free, cufort_host_free and cufort_host_unregister wait until the calls other threads have
+ * in flight return (calls arriving meanwhile wait for the free): such a call may hold a stale
+ * pointer that now lies in the block, checked as valid before the free.  From inside a cufort call
+ * (a callback) they do not wait. */
 /* The pin cache (README "Repeated host arrays"): a contiguous host array that thunked calls keep
  * passing (any over 32 MiB; from 1 MiB, static data and malloc blocks with a mapping of their own)
  * is pinned in place from its third copy on, and unpinned as soon as the program unmaps or
