@@ -324,9 +324,10 @@ static void free_waits_for_calls(void)
     const char *what[] = {"cufort_free", "cufort_host_free", "cufort_host_unregister"};
     for (int k = 0; k < 3; k++) {
         void *p = NULL, *h = k == 2 ? malloc(1 << 16) : NULL;
-        int ok = k == 0 ? CHECK_OK(cufort_alloc(&p, 4096), "alloc for the free beside a call")
-               : k == 1 ? CHECK_OK(cufort_host_alloc(&p, 4096), "host_alloc for the free beside a call")
-                        : CHECK_OK(cufort_host_register(p = h, 1 << 16), "register for the unregister beside a call");
+        int st = k == 0 ? cufort_alloc(&p, 4096)
+                 : k == 1 ? cufort_host_alloc(&p, 4096)
+                          : cufort_host_register(p = h, 1 << 16);
+        int ok = CHECK_OK(st, ckf("the block for %s beside a call", what[k]));
         if (!ok) {
             free(h);
             continue;
@@ -337,7 +338,7 @@ static void free_waits_for_calls(void)
         pthread_create(&th, NULL, long_call, NULL);
         while (!atomic_load(&in_call))
             sched_yield();
-        int st = k == 0 ? cufort_free(p) : k == 1 ? cufort_host_free(p) : cufort_host_unregister(p);
+        st = k == 0 ? cufort_free(p) : k == 1 ? cufort_host_free(p) : cufort_host_unregister(p);
         int left = atomic_load(&call_left);
         pthread_join(th, NULL);
         CHECK_OK(st, ckf("%s beside another thread's call", what[k]));

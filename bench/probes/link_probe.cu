@@ -10,16 +10,18 @@
  *             the GEMM's blocks).
  *   down      One GPU.  An 8 MiB download by DMA into a pinned slot whose lines the CPU has just
  *             written (packed, as an upload leaves a slot of the ring), just read (unpacked, as a
- *             download leaves it), or not touched since the caches were flushed: the DMA engine
- *             writes lines that sit in the cores' caches only after taking them back.
+ *             download leaves it; also read with the non-temporal hint, or flushed line by line
+ *             after reading), or not touched since the caches were flushed: how much longer the
+ *             DMA engine takes to write lines that sit in the cores' caches.
  *   gpus      1..N GPUs at once, each moving 512 MiB between a pinned buffer of its own and its
  *             memory by DMA: up, down, and both at once.  The aggregate is what the host's memory
  *             gives the DMA engines, the ceiling of a GEMM spread over the GPUs on pinned arrays.
  * Medians of REPS after a warm-up, wall clock to the last stream's end.
  * Usage: link_probe [fresh|down|gpus|all] */
+#include <cpuid.h>
 #include <cublas_v2.h>
-#include <immintrin.h>
 #include <cuda_runtime.h>
+#include <immintrin.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,8 +246,10 @@ static void down(void)
                            "evicted from the caches", "just written by 8 threads, down twice",
                            "just read by 8 threads, non-temporal hint",
                            "just read by 8 threads, then flushed"};
+    unsigned a, b = 0, c, d;
+    int can_flush = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 23 & 1);   /* CLFLUSHOPT */
     for (int round = 0; round < 2; round++)
-        for (int k = 0; k < 6; k++) {
+        for (int k = 0; k < 6 - !can_flush; k++) {
             double t[REPS], tw[REPS], th[REPS];
             for (int r = -1; r < REPS; r++) {
                 memset(slot, 2, BYTES);
