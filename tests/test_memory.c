@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "gate.h"
+#include "internal.h"
 
 static int on_cuda(void) { return cufort_backend() == CUFORT_BACKEND_CUDA; }
 
@@ -345,6 +346,25 @@ static void free_waits_for_calls(void)
         CHECK(left, ckf("%s returns only after another thread's call in flight has", what[k]),
               "it returned while the call was still inside cufort");
         free(h);
+    }
+    /* a pointer into one of cufort's own blocks is refused to the program (it can only be stale),
+     * and accepted from a call cufort makes of itself */
+    void *own = NULL;
+    float v[4] = {1.5f, 2.5f, 3.5f, 4.5f}, back[4] = {0};
+    if (CHECK_OK(cufort_own_alloc(&own, 4096, 0), "an own block for the stale-pointer check")) {
+        CHECK_FAILS_MSG(cufort_set_vector(4, 4, v, 1, own, 1), CUFORT_BAD_POINTER, "cufort_set_vector",
+                        "a program's pointer into cufort's own block");
+        CHECK_FAILS_MSG(cufort_get_vector(4, 4, (char *)own + 64, 1, back, 1), CUFORT_BAD_POINTER,
+                        "cufort_get_vector", "a program's pointer inside cufort's own block");
+        int inner = cufort_gate_enter();
+        int st_in = cufort_set_vector(4, 4, v, 1, own, 1);
+        if (!st_in)
+            st_in = cufort_get_vector(4, 4, own, 1, back, 1);
+        cufort_gate_leave(&inner);
+        CHECK_OK(st_in, "cufort's own call on its own block");
+        CHECK(!memcmp(v, back, sizeof v), "cufort's own call on its own block round trip",
+              "the values came back changed");
+        CHECK_OK(cufort_own_free(own, 0), "the own block freed");
     }
     /* from inside a call (as from a callback): at once, no deadlock */
     void *q = NULL;

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "gate.h"
 #include "scratch.h"
 #include "thunk.h"
 
@@ -345,8 +346,12 @@ static void scratch_not_freeable(void)
     CHECK(st == CUFORT_BAD_POINTER, "cufort_free refuses the engine's scratch", "status %d", st);
     double x[512], y[512];
     ck_fill_d(x, 512);
+    CHECK_FAILS_MSG(cufort_set_vector(512, 8, x, 1, buf, 1), CUFORT_BAD_POINTER,
+                    "memory cufort holds for itself", "the program's copy into the engine's scratch");
+    int inside = cufort_gate_enter();   /* as cufort itself, from inside a call */
     CHECK_OK(cufort_set_vector(512, 8, x, 1, buf, 1), "scratch still device memory (set)");
     CHECK_OK(cufort_get_vector(512, 8, buf, 1, y, 1), "scratch still device memory (get)");
+    cufort_gate_leave(&inside);
     CHECK(!memcmp(x, y, sizeof x), "scratch kept its contents", "differs");
     CHECK_OK(cufort_thunk_scratch(4096, &again), "scratch again");
     CHECK(again == buf, "scratch kept", "%p then %p", buf, again);
@@ -370,6 +375,10 @@ int main(int argc, char **argv)
     printf("# backend %s\n", cufort_backend_name());
     CHECK_OK(cufort_init(), "init after auto-init");
 
+    /* the engine's tests act as a host-array call of cufort's does, from inside the call: only
+     * there may its device copies (cufort's own memory) go through the C ABI */
+    int inside = cufort_gate_enter();
+    cufort_gate_host_call();
     matrix_inout(5, 4, 7, 4);
     matrix_inout(5, 4, 7, 16);
     matrix_inout(33, 17, 40, 8);
@@ -379,6 +388,7 @@ int main(int argc, char **argv)
     out_only();
     failure();
     empty();
+    cufort_gate_leave(&inside);
     saxpy_host_neg();
     threads();
     set_device_between_calls();

@@ -14,6 +14,7 @@ static int requested_device = -1;        /* cufort_set_device before init */
 
 int cufort_ensure_init(const char *routine)
 {
+    cufort_gate_host_call();
     cufort_clear_error();
     if (cufort_ops())
         return CUFORT_SUCCESS;

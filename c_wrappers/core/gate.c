@@ -15,6 +15,8 @@ static atomic_int closing;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static _Thread_local int depth;     /* this thread's nested holds */
+static _Thread_local int serving;   /* a helper thread of cufort's (cufort_gate_serve_calls) */
+static _Thread_local int host_call;  /* the outermost call takes host arrays (cufort_gate_host_call) */
 
 /* A forked child has only the thread that forked: the calls other threads had in flight will
  * never leave, so the child starts from its own depth alone. */
@@ -54,7 +56,8 @@ int cufort_gate_enter(void)
 
 void cufort_gate_leave(int *entered)
 {
-    depth--;
+    if (--depth == 0)
+        host_call = 0;
     if (*entered && atomic_fetch_sub(&inside, 1) == 1 && atomic_load(&closing))
         wake_all();
 }
@@ -86,6 +89,14 @@ void cufort_gate_open(void)
     pthread_mutex_unlock(&lock);
 }
 
-void cufort_gate_serve_calls(void) { depth = 1; }
+void cufort_gate_serve_calls(void) { depth = serving = 1; }
 
 int cufort_gate_inside(void) { return depth > 0; }
+
+int cufort_gate_program_call(void) { return depth == 1 && !serving && !host_call; }
+
+void cufort_gate_host_call(void)
+{
+    if (depth > 0)
+        host_call = 1;
+}

@@ -27,6 +27,12 @@ int cufort_gate_close(const char *routine);
 void cufort_gate_open(void);
 /* 1 when the calling thread is inside a cufort call (then cufort_gate_close would refuse) */
 int cufort_gate_inside(void);
+/* 1 when the device pointers the calling thread's call checks are the program's: its call is
+ * the outermost one, not made by cufort of itself (nested, or on a helper thread), and takes
+ * device pointers, not host arrays (whose device buffers are cufort's own) */
+int cufort_gate_program_call(void);
+/* the calling thread's outermost call takes host arrays (cufort_ensure_init, until it returns) */
+void cufort_gate_host_call(void);
 
 /* A helper thread that only ever runs work for a call in flight: it passes the gate for good. */
 void cufort_gate_serve_calls(void);

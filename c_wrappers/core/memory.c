@@ -154,6 +154,18 @@ int cufort_check_array(const char *routine, const char *name, const void *p, int
                            "than memory can hold", routine, name, (long long)elems, elem_size);
     uintptr_t base, at = (uintptr_t)p;
     size_t size;
+    cufort_block b;
+    /* A program's pointer never lies in cufort's own blocks (its scratch, its staging slots): one
+     * that does is stale, and cufort may free the block, which it does inside its own calls, while
+     * the program's call still uses it.  cufort's own calls pass (cufort_gate_program_call). */
+    cufort_registry *sets[] = {&cufort_device_blocks, &cufort_pinned_blocks};
+    for (int i = 0; i < 2; i++)
+        if (cufort_registry_floor_block(sets[i], p, &b) && b.own && at < b.base + b.bytes &&
+            cufort_gate_program_call())
+            return cufort_fail(CUFORT_BAD_POINTER,
+                               "%s: %s (%p) lies in memory cufort holds for itself: a stale "
+                               "pointer (kept after its block was freed, or past its end)",
+                               routine, name, p);
     if (cufort_registry_floor(&cufort_device_blocks, p, &base, &size)) {
         uintptr_t end = base + size;
         if (at < end) {

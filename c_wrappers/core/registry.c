@@ -79,6 +79,16 @@ int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, si
     return i >= 0;
 }
 
+int cufort_registry_floor_block(cufort_registry *r, const void *p, cufort_block *block)
+{
+    pthread_mutex_lock(&r->lock);
+    ptrdiff_t i = floor_index(r, (uintptr_t)p);
+    if (i >= 0)
+        *block = r->blocks[i];
+    pthread_mutex_unlock(&r->lock);
+    return i >= 0;
+}
+
 void cufort_registry_drain(cufort_registry *r, int (*release)(void *p))
 {
     pthread_mutex_lock(&r->lock);
