@@ -230,6 +230,7 @@ typedef struct {
     volatile int64_t index;          /* the call in flight, -1 between calls */
     volatile int64_t started_ns;
     volatile int64_t calls, skipped, avoided, failures;
+    volatile int tid;                /* the worker thread's kernel id, for its stack on a hang */
     char text[3072];                 /* the call in flight, as its replay line */
 } fz_shared_thread;
 

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@ void fz_shared_setup(void)
 }
 
 /* ---- the worker process ---- */
+
+static void set_worker_id(int id);   /* names the thread in its stack on a hang */
 
 typedef struct {
     fz_worker w;
@@ -49,6 +52,8 @@ static void *run_segment(void *arg)
     thread_job *j = arg;
     fz_worker *w = &j->w;
     fz_worker_init(w, w->id, w->shared);
+    w->shared->tid = (int)syscall(SYS_gettid);
+    set_worker_id(w->id);
     publish_reset(w, j->from);
     fz_reset_worker(w, fz_threads == 1);
     __atomic_store_n(&w->shared->index, -1, __ATOMIC_SEQ_CST);
@@ -107,21 +112,42 @@ static const char *signal_name(int sig)
     return s ? s : "unknown signal";
 }
 
-/* In the child, a crash prints the crashing thread's stack before the signal ends it, so that a
- * race that does not replay alone still shows where it struck (frames in libcufort as offsets:
+/* In the child, a crash prints the crashing thread's stack before the signal ends it, and a hang
+ * the stacks of the threads with a call in flight, so that a race that does not replay
+ * alone still shows where it struck (frames in libcufort as offsets:
  * `addr2line -f -e libcufort.so.1 OFFSET`).  Not under a sanitizer, whose own report says more. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 static void catch_crashes(void) {}
+static void set_worker_id(int id) { (void)id; }
+static void show_stacks(pid_t pid, int threads) { (void)pid, (void)threads; }
 #else
+static void print_stack(const char *head, size_t len)
+{
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    if (write(2, head, len) > 0)
+        backtrace_symbols_fd(frames, n, 2);
+}
+
 static void on_crash(int sig)
 {
     static const char head[] = "fuzz_capi: the crashing thread's stack:\n";
-    void *frames[64];
-    int n = backtrace(frames, 64);
-    if (write(2, head, sizeof head - 1) > 0)
-        backtrace_symbols_fd(frames, n, 2);
+    print_stack(head, sizeof head - 1);
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static _Thread_local int worker_id = -1;
+
+static void set_worker_id(int id) { worker_id = id; }
+
+static void on_stack_request(int sig)
+{
+    (void)sig;
+    char head[] = "fuzz_capi: thread ?'s stack, its call in flight at the hang:\n";
+    if (worker_id >= 0 && worker_id < 10)
+        *strchr(head, '?') = (char)('0' + worker_id);
+    print_stack(head, sizeof head - 1);
 }
 
 static void catch_crashes(void)
@@ -131,6 +157,21 @@ static void catch_crashes(void)
     int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
         signal(sigs[i], on_crash);
+    signal(SIGUSR2, on_stack_request);
+}
+
+/* asks each worker thread of the child with a call in flight for its stack (the one that hangs
+ * may wait for another), one at a time so that the stacks do not interleave */
+static void show_stacks(pid_t pid, int threads)
+{
+    for (int t = 0; t < threads; t++) {
+        fz_shared_thread *sh = &fz_shared->thread[t];
+        if (__atomic_load_n(&sh->index, __ATOMIC_SEQ_CST) == -1 || sh->tid <= 0 ||
+            syscall(SYS_tgkill, pid, sh->tid, SIGUSR2) != 0)
+            continue;
+        struct timespec wait = {0, 300 * 1000 * 1000};
+        nanosleep(&wait, NULL);
+    }
 }
 #endif
 
@@ -168,6 +209,7 @@ int fz_watched(void (*body)(void *), void *arg, int threads, const char *what, i
                 hung = t;
         }
         if (hung >= 0) {
+            show_stacks(pid, threads);
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
             break;
