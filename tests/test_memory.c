@@ -356,6 +356,14 @@ static void free_waits_for_calls(void)
                         "a program's pointer into cufort's own block");
         CHECK_FAILS_MSG(cufort_get_vector(4, 4, (char *)own + 64, 1, back, 1), CUFORT_BAD_POINTER,
                         "cufort_get_vector", "a program's pointer inside cufort's own block");
+        /* a teardown that marked itself a host-array call (its gate closed, then opened) leaves
+         * the thread's next call the program's */
+        if (CHECK_OK(cufort_gate_close("a teardown"), "the gate closed")) {
+            cufort_gate_host_call();
+            cufort_gate_open();
+        }
+        CHECK_FAILS_MSG(cufort_set_vector(4, 4, v, 1, own, 1), CUFORT_BAD_POINTER, "cufort_set_vector",
+                        "a program's pointer into cufort's own block, after a teardown");
         int inner = cufort_gate_enter();
         int st_in = cufort_set_vector(4, 4, v, 1, own, 1);
         if (!st_in)

@@ -82,7 +82,7 @@ int cufort_gate_close(const char *routine)
 
 void cufort_gate_open(void)
 {
-    depth = 0;
+    depth = host_call = 0;
     pthread_mutex_lock(&lock);
     atomic_store(&closing, 0);
     pthread_cond_broadcast(&changed);
