@@ -226,12 +226,18 @@ typedef struct {
 typedef struct { int64_t bytes; int which; void *p; uint64_t used; } fz_block;
 
 /* What a worker shares with the supervisor (shared memory, so it survives the worker's crash). */
+enum { FZ_RECENT = 8, FZ_RECENT_TEXT = 400 };
 typedef struct {
     volatile int64_t index;          /* the call in flight, -1 between calls */
     volatile int64_t started_ns;
     volatile int64_t calls, skipped, avoided, failures;
     volatile int tid;                /* the worker thread's kernel id, for its stack on a hang */
     char text[3072];                 /* the call in flight, as its replay line */
+    /* the thread's last calls (a ring, lines cut short): an asynchronous GPU fault surfaces calls
+     * after the launch that made it, on any thread */
+    volatile int64_t started;        /* calls started, the ring's next slot modulo FZ_RECENT */
+    int64_t recent_index[FZ_RECENT], recent_ns[FZ_RECENT];
+    char recent[FZ_RECENT][FZ_RECENT_TEXT];
 } fz_shared_thread;
 
 struct fz_worker {
@@ -317,6 +323,10 @@ typedef struct {
 } fz_shared_state;
 extern fz_shared_state *fz_shared;   /* shared memory, so that it outlives a crashed worker */
 extern double fz_timeout_s;          /* a call running longer is a hang */
+/* A worker that finds the GPU context lost (a sticky CUDA error: every later call would fail) ends
+ * with this status; the supervisor reports it with every thread's last calls and goes on. */
+#define FZ_EXIT_CONTEXT_LOST 85   /* not 86: scripts/gpu_check.sh gives compute-sanitizer that */
+extern int fz_in_child;              /* this process is a watched worker (fz_watched's child) */
 void fz_shared_setup(void);
 /* runs body in a child process watched for crashes and hangs, which it reports (what: the run's
  * name; slice: say how to replay the call in flight); 0 when the child finished */

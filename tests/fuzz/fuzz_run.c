@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 fz_config fz_cfg;
 pthread_rwlock_t fz_life_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -92,6 +93,13 @@ void fz_run_call(fz_worker *w, const fz_call *c)
     fz_format(c, sh->text, sizeof sh->text);
     w->fill = (fz_rng){hash(sh->text)};     /* array contents follow from the call's own line */
     sh->started_ns = fz_now_ns();
+    int slot = (int)(sh->started % FZ_RECENT);
+    size_t len = strnlen(sh->text, FZ_RECENT_TEXT - 1);   /* cut short: enough to tell the call */
+    memcpy(sh->recent[slot], sh->text, len);
+    sh->recent[slot][len] = '\0';
+    sh->recent_index[slot] = w->index;
+    sh->recent_ns[slot] = sh->started_ns;
+    __atomic_store_n(&sh->started, sh->started + 1, __ATOMIC_SEQ_CST);
     __atomic_store_n(&sh->index, w->index, __ATOMIC_SEQ_CST);
     if (fz_cfg.verbose)
         printf("call %lld: %s\n", (long long)w->index, sh->text);
@@ -153,6 +161,19 @@ static int documented(int st)
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 enum { PRINT_MOST = 40 };
 
+/* CUDA's sticky errors: the context is lost, and every call after fails the same way */
+static int context_lost(const char *why)
+{
+    static const char *const sticky[] = {
+        "cudaErrorIllegalAddress", "cudaErrorLaunchFailure", "cudaErrorMisalignedAddress",
+        "cudaErrorIllegalInstruction", "cudaErrorInvalidPc", "cudaErrorHardwareStackError",
+        "cudaErrorAssert", "cudaErrorInvalidAddressSpace"};
+    for (size_t i = 0; i < sizeof sticky / sizeof *sticky; i++)
+        if (strstr(why, sticky[i]))
+            return 1;
+    return 0;
+}
+
 void fz_failf(fz_worker *w, const fz_call *c, const char *fmt, ...)
 {
     char why[1024];
@@ -178,6 +199,10 @@ void fz_failf(fz_worker *w, const fz_call *c, const char *fmt, ...)
                    (unsigned long long)w->seed, who, (long long)w->index, why, line, hint);
     } else if (printed == PRINT_MOST + 1) {
         printf("fuzz: further failures are counted, not shown\n");
+    }
+    if (fz_in_child && context_lost(why)) {   /* the print lock stays held: this line is the last */
+        fflush(stdout);
+        _exit(FZ_EXIT_CONTEXT_LOST);
     }
     pthread_mutex_unlock(&print_lock);
     fflush(stdout);

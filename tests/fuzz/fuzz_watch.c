@@ -18,6 +18,7 @@
 
 fz_shared_state *fz_shared;
 double fz_timeout_s = 20;
+int fz_in_child;
 
 void fz_shared_setup(void)
 {
@@ -175,6 +176,19 @@ static void show_stacks(pid_t pid, int threads)
 }
 #endif
 
+static void print_recent(int threads)
+{
+    int64_t now = fz_now_ns();
+    for (int t = 0; t < threads; t++) {
+        fz_shared_thread *sh = &fz_shared->thread[t];
+        int64_t n = sh->started, from = n > FZ_RECENT ? n - FZ_RECENT : 0;
+        for (int64_t k = from; k < n; k++)
+            printf("    thread %d, call %lld, started %.3f ms before the end: %s\n", t,
+                   (long long)sh->recent_index[k % FZ_RECENT],
+                   (double)(now - sh->recent_ns[k % FZ_RECENT]) * 1e-6, sh->recent[k % FZ_RECENT]);
+    }
+}
+
 /* runs body in a child process, watching for crashes and hangs; returns 0 when it finished */
 int fz_watched(void (*body)(void *), void *arg, int threads, const char *what, int slice, int *crashes,
                    int *hangs)
@@ -188,6 +202,7 @@ int fz_watched(void (*body)(void *), void *arg, int threads, const char *what, i
         exit(2);
     }
     if (pid == 0) {
+        fz_in_child = 1;
         catch_crashes();
         body(arg);
         exit(0);
@@ -222,6 +237,12 @@ int fz_watched(void (*body)(void *), void *arg, int threads, const char *what, i
     if (hung >= 0) {
         (*hangs)++;
         printf("FAIL fuzz %s: hang: a call ran longer than %.0f s\n", what, fz_timeout_s);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == FZ_EXIT_CONTEXT_LOST) {
+        (*crashes)++;
+        printf("FAIL fuzz %s: the GPU context was lost (the failure above): a launch or copy faulted, "
+               "perhaps calls before it surfaced, on any thread; each thread's last calls, oldest "
+               "first (CUDA_LAUNCH_BLOCKING=1 makes the faulting call fail itself):\n", what);
+        print_recent(threads);
     } else {
         (*crashes)++;
         if (WIFSIGNALED(status))
