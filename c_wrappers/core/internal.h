@@ -162,8 +162,8 @@ int cufort_registry_remove(cufort_registry *r, const void *p);   /* 1 if p was a
 int cufort_registry_add_own(cufort_registry *r, const void *p, size_t bytes);
 int cufort_registry_remove_own(cufort_registry *r, const void *p);
 /* the block with the greatest base <= p (p may lie past its end); 0 when none */
-int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes);
 int cufort_registry_floor_block(cufort_registry *r, const void *p, cufort_block *block);
+int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes);  /* its extent */
 void cufort_registry_drain(cufort_registry *r, int (*release)(void *p));  /* release every block */
 
 /* Device allocations start on ALLOC_ALIGN boundaries (cudaMalloc guarantees 256 bytes and the

@@ -140,6 +140,16 @@ int cufort_host_unregister(void *host_ptr)
                           "cufort_host_register");
 }
 
+/* A program's pointer never lies in cufort's own blocks (its scratch, its staging slots): one that
+ * does is stale, and cufort may free the block, which it does inside its own calls, while the
+ * program's call still uses it.  cufort's own calls pass (cufort_gate_program_call). */
+static int stale_in_own_block(const char *routine, const char *name, const void *p)
+{
+    return cufort_fail(CUFORT_BAD_POINTER,
+                       "%s: %s (%p) lies in memory cufort holds for itself: a stale pointer (kept "
+                       "after its block was freed, or past its end)", routine, name, p);
+}
+
 int cufort_check_array(const char *routine, const char *name, const void *p, int64_t elems,
                        size_t elem_size)
 {
@@ -152,44 +162,39 @@ int cufort_check_array(const char *routine, const char *name, const void *p, int
     if (__builtin_mul_overflow((size_t)elems, elem_size, &bytes))
         return cufort_fail(CUFORT_BAD_POINTER, "%s: %s would span %lld elements of %zu bytes, more "
                            "than memory can hold", routine, name, (long long)elems, elem_size);
-    uintptr_t base, at = (uintptr_t)p;
-    size_t size;
+    uintptr_t at = (uintptr_t)p;
     cufort_block b;
-    /* A program's pointer never lies in cufort's own blocks (its scratch, its staging slots): one
-     * that does is stale, and cufort may free the block, which it does inside its own calls, while
-     * the program's call still uses it.  cufort's own calls pass (cufort_gate_program_call). */
-    cufort_registry *sets[] = {&cufort_device_blocks, &cufort_pinned_blocks};
-    for (int i = 0; i < 2; i++)
-        if (cufort_registry_floor_block(sets[i], p, &b) && b.own && at < b.base + b.bytes &&
-            cufort_gate_program_call())
-            return cufort_fail(CUFORT_BAD_POINTER,
-                               "%s: %s (%p) lies in memory cufort holds for itself: a stale "
-                               "pointer (kept after its block was freed, or past its end)",
-                               routine, name, p);
-    if (cufort_registry_floor(&cufort_device_blocks, p, &base, &size)) {
-        uintptr_t end = base + size;
+    if (cufort_registry_floor_block(&cufort_device_blocks, p, &b)) {
+        uintptr_t end = b.base + b.bytes;
         if (at < end) {
+            if (b.own && cufort_gate_program_call())
+                return stale_in_own_block(routine, name, p);
             if (bytes > end - at)
                 return cufort_fail(CUFORT_BAD_POINTER,
                                    "%s: %s spans %zu bytes but only %zu remain in its %zu-byte "
-                                   "allocation", routine, name, bytes, (size_t)(end - at), size);
+                                   "allocation", routine, name, bytes, (size_t)(end - at), b.bytes);
             return CUFORT_SUCCESS;
         }
         /* the driver would call this memory valid: it is the padding of the block below */
         if (at < (end + CUFORT_ALLOC_ALIGN - 1) / CUFORT_ALLOC_ALIGN * CUFORT_ALLOC_ALIGN)
             return cufort_fail(CUFORT_BAD_POINTER,
                                "%s: %s starts %zu bytes past the end of its %zu-byte allocation",
-                               routine, name, (size_t)(at - end), size);
+                               routine, name, (size_t)(at - end), b.bytes);
     }
     /* pinned host memory reads as device memory on the GPU (mapped): cufort knows how long its own
      * pinned blocks and registered ranges are, and a kernel running past one faults the context */
     cufort_registry *host_sets[] = {&cufort_pinned_blocks, &cufort_registered_ranges};
-    for (int i = 0; i < 2; i++)
-        if (cufort_registry_floor(host_sets[i], p, &base, &size) && at < base + size &&
-            bytes > base + size - at)
+    for (int i = 0; i < 2; i++) {
+        if (!cufort_registry_floor_block(host_sets[i], p, &b) || at >= b.base + b.bytes)
+            continue;
+        if (b.own && cufort_gate_program_call())
+            return stale_in_own_block(routine, name, p);
+        if (bytes > b.base + b.bytes - at)
             return cufort_fail(CUFORT_BAD_POINTER,
                                "%s: %s spans %zu bytes but only %zu remain in its %zu-byte pinned "
-                               "host array", routine, name, bytes, (size_t)(base + size - at), size);
+                               "host array", routine, name, bytes, (size_t)(b.base + b.bytes - at),
+                               b.bytes);
+    }
     return cufort_ops()->foreign_pointer(routine, name, p, bytes);
 }
 

@@ -67,18 +67,6 @@ int cufort_registry_add_own(cufort_registry *r, const void *p, size_t bytes) { r
 int cufort_registry_remove(cufort_registry *r, const void *p) { return take(r, p, 0); }
 int cufort_registry_remove_own(cufort_registry *r, const void *p) { return take(r, p, 1); }
 
-int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes)
-{
-    pthread_mutex_lock(&r->lock);
-    ptrdiff_t i = floor_index(r, (uintptr_t)p);
-    if (i >= 0) {
-        *base = r->blocks[i].base;
-        *bytes = r->blocks[i].bytes;
-    }
-    pthread_mutex_unlock(&r->lock);
-    return i >= 0;
-}
-
 int cufort_registry_floor_block(cufort_registry *r, const void *p, cufort_block *block)
 {
     pthread_mutex_lock(&r->lock);
@@ -87,6 +75,16 @@ int cufort_registry_floor_block(cufort_registry *r, const void *p, cufort_block 
         *block = r->blocks[i];
     pthread_mutex_unlock(&r->lock);
     return i >= 0;
+}
+
+int cufort_registry_floor(cufort_registry *r, const void *p, uintptr_t *base, size_t *bytes)
+{
+    cufort_block b;
+    if (!cufort_registry_floor_block(r, p, &b))
+        return 0;
+    *base = b.base;
+    *bytes = b.bytes;
+    return 1;
 }
 
 void cufort_registry_drain(cufort_registry *r, int (*release)(void *p))
