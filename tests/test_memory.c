@@ -347,8 +347,27 @@ static void free_waits_for_calls(void)
               "it returned while the call was still inside cufort");
         free(h);
     }
-    /* a pointer into one of cufort's own blocks is refused to the program (it can only be stale),
-     * and accepted from a call cufort makes of itself */
+    /* from inside a call (as from a callback): at once, no deadlock */
+    void *q = NULL;
+    int entered = cufort_gate_enter();
+    int st = cufort_alloc(&q, 4096);
+    if (!st)
+        st = cufort_free(q);
+    cufort_gate_leave(&entered);
+    CHECK_OK(st, "cufort_free from inside a call");
+}
+
+/* A pointer into one of cufort's own blocks (device or pinned) is refused to the program (it can
+ * only be stale), and accepted from a call cufort makes of itself. */
+static void own_blocks_refused(void)
+{
+    void *pinned = NULL;
+    float w[4] = {0.5f, 1.5f, 2.5f, 3.5f};
+    if (CHECK_OK(cufort_own_alloc(&pinned, 4096, 1), "an own pinned block for the stale check")) {
+        CHECK_FAILS_MSG(cufort_set_vector(4, 4, w, 1, pinned, 1), CUFORT_BAD_POINTER,
+                        "cufort holds for itself", "a program's pointer into cufort's own pinned block");
+        CHECK_OK(cufort_own_free(pinned, 1), "the own pinned block freed");
+    }
     void *own = NULL;
     float v[4] = {1.5f, 2.5f, 3.5f, 4.5f}, back[4] = {0};
     if (CHECK_OK(cufort_own_alloc(&own, 4096, 0), "an own block for the stale-pointer check")) {
@@ -374,14 +393,6 @@ static void free_waits_for_calls(void)
               "the values came back changed");
         CHECK_OK(cufort_own_free(own, 0), "the own block freed");
     }
-    /* from inside a call (as from a callback): at once, no deadlock */
-    void *q = NULL;
-    int entered = cufort_gate_enter();
-    int st = cufort_alloc(&q, 4096);
-    if (!st)
-        st = cufort_free(q);
-    cufort_gate_leave(&entered);
-    CHECK_OK(st, "cufort_free from inside a call");
 }
 
 static int run_child(const char *mode)
@@ -411,6 +422,7 @@ int main(int argc, char **argv)
     leak_cycles();
     threads();
     free_waits_for_calls();
+    own_blocks_refused();
     CHECK_OK(cufort_shutdown(), "shutdown");
     ck_child("host_free_malloc", "child host_free_malloc", NULL);
     ck_child("host_free_device", "child host_free_device", NULL);
