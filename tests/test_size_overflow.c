@@ -92,6 +92,116 @@ static void products(void)
     cufort_free(d);
 }
 
+/* Host-array Level-3 calls with one-column operands, whose ld BLAS allows to be anything of at least
+ * the rows: 2^62 times the element size wraps, so no copy may step by it.  Pinned arrays go by DMA,
+ * pageable ones are staged; the Level-3 routines both whole and through their pipelines. */
+static double *one_col_buf(int pinned, size_t n)
+{
+    void *p = NULL;
+    if (pinned ? cufort_host_alloc(&p, n * sizeof(double)) != CUFORT_SUCCESS
+               : !(p = malloc(n * sizeof(double))))
+        return NULL;
+    double *d = p;
+    for (size_t i = 0; i < n; i++)
+        d[i] = ck_randd();
+    return d;
+}
+static void one_col_free(int pinned, double *p) { pinned ? (void)cufort_host_free(p) : free(p); }
+static double max_err(const double *x, const double *want, int n)
+{
+    double e = 0;
+    for (int i = 0; i < n; i++)
+        e = fmax(e, fabs(x[i] - want[i]));
+    return e;
+}
+
+static void one_column_lds(int pinned, const char *mode)
+{
+    enum { M = 6, K = 3, N = 4 };
+    const double al = 1.5, be = -0.5;
+    double *A = one_col_buf(pinned, M * M), *B = one_col_buf(pinned, M * N), *C = one_col_buf(pinned, M * N);
+    double want[M * N], c0[M * N];
+    const char *pin = pinned ? "pinned" : "pageable";
+    if (!CHECK(A && B && C, ckf("one column (%s, %s): arrays", pin, mode), "allocation failed"))
+        goto out;
+    /* GEMM: B and C of one column (n = 1, ldb = ldc = 2^62) */
+    memcpy(c0, C, sizeof c0);
+    for (int i = 0; i < M; i++) {
+        double s = 0;
+        for (int l = 0; l < K; l++)
+            s += A[i + l * M] * B[l];
+        want[i] = al * s + be * c0[i];
+    }
+    if (CHECK_OK(cufort_dgemm_host('N', 'N', M, 1, K, al, A, M, B, HUGE_LD, be, C, HUGE_LD),
+                 ckf("dgemm_host n = 1, ldb = ldc = 2^62 (%s, %s)", pin, mode)))
+        CHECK(max_err(C, want, M) < 1e-12, ckf("dgemm_host n = 1 (%s, %s): values", pin, mode),
+              "max error %g", max_err(C, want, M));
+    /* GEMM: A of one column (k = 1, lda = 2^62) */
+    memcpy(c0, C, sizeof c0);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++)
+            want[i + j * M] = al * A[i] * B[j] + be * c0[i + j * M];
+    if (CHECK_OK(cufort_dgemm_host('N', 'N', M, N, 1, al, A, HUGE_LD, B, 1, be, C, M),
+                 ckf("dgemm_host k = 1, lda = 2^62 (%s, %s)", pin, mode)))
+        CHECK(max_err(C, want, M * N) < 1e-12, ckf("dgemm_host k = 1 (%s, %s): values", pin, mode),
+              "max error %g", max_err(C, want, M * N));
+    /* TRSM on the left, B of one column: L x = alpha b, checked by multiplying back */
+    for (int i = 0; i < M; i++)
+        A[i + i * M] = 4 + fabs(A[i + i * M]);
+    memcpy(c0, C, sizeof c0);
+    if (CHECK_OK(cufort_dtrsm_host('L', 'L', 'N', 'N', M, 1, al, A, M, C, HUGE_LD),
+                 ckf("dtrsm_host n = 1, ldb = 2^62 (%s, %s)", pin, mode))) {
+        for (int i = 0; i < M; i++) {
+            double s = 0;
+            for (int l = 0; l <= i; l++)
+                s += A[i + l * M] * C[l];
+            want[i] = s;
+            c0[i] *= al;
+        }
+        CHECK(max_err(want, c0, M) < 1e-12, ckf("dtrsm_host n = 1 (%s, %s): L x = alpha b", pin, mode),
+              "max error %g", max_err(want, c0, M));
+    }
+    /* SYRK, A of one column (k = 1, lda = 2^62): the lower triangle of C */
+    double cs[M * M], ws[M * M];
+    for (int i = 0; i < M * M; i++)
+        cs[i] = ck_randd();
+    memcpy(ws, cs, sizeof ws);
+    for (int j = 0; j < M; j++)
+        for (int i = j; i < M; i++)
+            ws[i + j * M] = al * B[i] * B[j] + be * cs[i + j * M];
+    double *Cs = one_col_buf(pinned, M * M);
+    if (Cs) {
+        memcpy(Cs, cs, sizeof cs);
+        if (CHECK_OK(cufort_dsyrk_host('L', 'N', M, 1, al, B, HUGE_LD, be, Cs, M),
+                     ckf("dsyrk_host k = 1, lda = 2^62 (%s, %s)", pin, mode)))
+            CHECK(max_err(Cs, ws, M * M) < 1e-12, ckf("dsyrk_host k = 1 (%s, %s): values", pin, mode),
+                  "max error %g", max_err(Cs, ws, M * M));
+        one_col_free(pinned, Cs);
+    }
+    /* SYMM on the right, n = 1: A of order 1, B and C of one column, every ld 2^62 */
+    memcpy(c0, C, sizeof c0);
+    for (int i = 0; i < M; i++)
+        want[i] = al * B[i] * A[0] + be * c0[i];
+    if (CHECK_OK(cufort_dsymm_host('R', 'U', M, 1, al, A, HUGE_LD, B, HUGE_LD, be, C, HUGE_LD),
+                 ckf("dsymm_host right n = 1, every ld 2^62 (%s, %s)", pin, mode)))
+        CHECK(max_err(C, want, M) < 1e-12, ckf("dsymm_host right n = 1 (%s, %s): values", pin, mode),
+              "max error %g", max_err(C, want, M));
+out:
+    one_col_free(pinned, A);
+    one_col_free(pinned, B);
+    one_col_free(pinned, C);
+}
+
+static void one_columns(void)
+{
+    for (int pinned = 0; pinned < 2; pinned++) {
+        one_column_lds(pinned, "whole");
+        setenv("CUFORT_L3_WHOLE_BYTES", "0", 1);   /* the Level-3 pipelines, whatever the size */
+        one_column_lds(pinned, "pipelined");
+        unsetenv("CUFORT_L3_WHOLE_BYTES");
+    }
+}
+
 int main(void)
 {
     ck_begin("size_overflow", 120);
@@ -100,6 +210,7 @@ int main(void)
     thunks();
     reductions();
     products();
+    one_columns();
     cufort_shutdown();
     return ck_end();
 }

@@ -51,6 +51,12 @@ static inline int64_t cufort_extent_mat(int64_t rows, int64_t cols, int64_t ld)
         return INT64_MAX;
     return e;
 }
+/* The ld a copy of the array steps by.  BLAS lets one column's ld be anything of at least its rows,
+ * and that ld is never used: times the element size it may wrap, so a copy takes the rows instead. */
+static inline int64_t cufort_ld_used(int64_t rows, int64_t cols, int64_t ld)
+{
+    return cols == 1 ? (rows > 1 ? rows : 1) : ld;
+}
 /* |inc| of INT64_MIN has no int64 value: such a vector spans everything once it has two elements
  * (the C ABI refuses that increment before it gets here; see cufort_bad_inc). */
 static inline int64_t cufort_extent_vec(int64_t n, int64_t inc)

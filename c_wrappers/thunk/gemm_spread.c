@@ -143,6 +143,9 @@ int cufort_thunk_gemm(const char *routine, char prec, char transa, char transb, 
         return st;
     if (m <= 0 || n <= 0)
         return CUFORT_SUCCESS;
+    lda = cufort_ld_used(ar, ac, lda);
+    ldb = cufort_ld_used(br, bc, ldb);
+    ldc = cufort_ld_used(m, n, ldc);
     job j = {.prec = prec, .ta = transa, .tb = transb, .m = m, .n = n, .k = k, .lda = lda,
              .ldb = ldb, .ldc = ldc, .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C,
              .es = es, .c_in = !is_zero(prec, beta), .kt = k > 0 && !is_zero(prec, alpha),

@@ -53,8 +53,26 @@ static int piece(void *ctx, int i)
     return st;
 }
 
-int cufort_thunk_l3(const char *routine, const cufort_l3 *c)
+/* one-column operands step by their rows, not by an ld that may wrap (cufort_ld_used) */
+static void lds_used(cufort_l3 *c)
 {
+    if (rank_k(c->op)) {
+        int64_t ar = NOTR(c->trans) ? c->n : c->k, ac = NOTR(c->trans) ? c->k : c->n;
+        c->lda = cufort_ld_used(ar, ac, c->lda);
+        c->ldb = cufort_ld_used(ar, ac, c->ldb);
+        c->ldc = cufort_ld_used(c->n, c->n, c->ldc);
+        return;
+    }
+    int64_t order = cufort_l3_left(c->side) ? c->m : c->n;
+    c->lda = cufort_ld_used(order, order, c->lda);
+    c->ldb = cufort_ld_used(c->m, c->n, c->ldb);
+    c->ldc = cufort_ld_used(c->m, c->n, c->ldc);
+}
+
+int cufort_thunk_l3(const char *routine, const cufort_l3 *given)
+{
+    cufort_l3 call = *given, *c = &call;
+    lds_used(c);
     int st = cufort_ensure_init(routine);
     if (st)
         return st;

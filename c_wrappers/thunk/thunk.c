@@ -23,7 +23,7 @@ int cufort_thunk_begin(cufort_thunk *t, const char *routine)
 }
 
 /* A host array whose span would not fit the address space cannot exist: the call fails here,
- * before any byte count could wrap.  One column has no pitch to speak of (its ld is never used). */
+ * before any byte count could wrap. */
 static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, int64_t ld,
                size_t elem_size, int io, int64_t dev_ld, int64_t dev_inc)
 {
@@ -36,7 +36,7 @@ static int add(cufort_thunk *t, const void *host, int64_t rows, int64_t cols, in
     int empty = rows <= 0 || cols <= 0;
     size_t span = 0;
     if (!empty) {
-        ld = cols == 1 ? rows : ld;
+        ld = cufort_ld_used(rows, cols, ld);
         int64_t elems = cufort_extent_mat(rows, cols, ld);
         if (elems == INT64_MAX || __builtin_mul_overflow((size_t)elems, elem_size, &span) ||
             span > PTRDIFF_MAX) {
