@@ -15,8 +15,8 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
     }
     if (rows == 0 || cols == 0)
         return CUFORT_SUCCESS;
-    if (cols == 1)          /* one column: the pitches are never used, so they cannot overflow */
-        sld = dld = rows;
+    sld = cufort_ld_used(rows, cols, sld);
+    dld = cufort_ld_used(rows, cols, dld);
     /* the host side cannot be checked against an allocation, but it must fit the address space;
      * with both sides checked, every byte count below fits size_t */
     if (kind != CUFORT_D2D) {
