@@ -114,6 +114,16 @@ int cufort_fft_plan_release(cufort_fft_plan plan, int generation)
         return cufort_fail(CUFORT_INVALID_VALUE, "cufort_fft_plan_release: %p is not a live FFT plan "
                            "(released twice?)", (void *)plan);
     cufort_at_reset(drain, NULL);
+    /* The plan's next user shares its work area, on a stream of its own: the transforms this one
+     * queued on its stream must be done first (a destroyed stream's work can only be waited for
+     * on the whole device).  A plan on the default stream needs no wait: the next user's stream
+     * waits for the default stream's work. */
+    if (plan->stream) {
+        if (cufort_stream_live(plan->stream))
+            cufort_ops()->stream_synchronize(plan->stream);
+        else
+            cufort_ops()->synchronize();
+    }
     struct cufort_fft_plan_s *victim = NULL;
     pthread_mutex_lock(&cache.lock);
     if (cache.count == CUFORT_FFT_CACHE_MAX) {

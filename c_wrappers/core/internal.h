@@ -178,6 +178,8 @@ void cufort_registry_drain(cufort_registry *r, int (*release)(void *p));  /* rel
 
 /* A stream argument must be NULL (the default stream) or live; an event argument must be live. */
 int cufort_check_stream(const char *routine, cufort_stream stream);
+/* the same test, without a message: 1 for NULL or a live stream */
+int cufort_stream_live(cufort_stream stream);
 int cufort_check_event(const char *routine, cufort_event event);
 
 /* ---- the backend interface (memory, copies, streams; BLAS dispatch is generated) ---- */

@@ -16,9 +16,14 @@ static int is_live(cufort_registry *r, const void *h)
     return cufort_registry_floor(r, h, &base, &bytes) && base == (uintptr_t)h;
 }
 
+int cufort_stream_live(cufort_stream stream)
+{
+    return !stream || is_live(&cufort_live_streams, stream);
+}
+
 int cufort_check_stream(const char *fn, cufort_stream stream)
 {
-    if (!stream || is_live(&cufort_live_streams, stream))
+    if (cufort_stream_live(stream))
         return CUFORT_SUCCESS;
     return cufort_fail(CUFORT_INVALID_VALUE,
                        "%s: %p is not a live stream (never created by cufort_stream_create, "
