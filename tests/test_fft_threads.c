@@ -8,8 +8,8 @@
  * taken from the cache while the plan was busy.
  *
  * Then plans from the plan cache (as `use cufort` takes and gives back its plan variables) run on
- * device arrays, each thread on a stream of its own, and go back with their transform still in flight: the
- * next thread to take one must not run on its work area before that transform is done. */
+ * device arrays, each thread on a stream of its own, and go back with their transforms still in
+ * flight: the next thread to take one must not run on its work area before they are done. */
 #include "check.h"
 
 #include <complex.h>

@@ -119,7 +119,8 @@ static void one_column_lds(int pinned, const char *mode)
 {
     enum { M = 6, K = 3, N = 4 };
     const double al = 1.5, be = -0.5;
-    double *A = one_col_buf(pinned, M * M), *B = one_col_buf(pinned, M * N), *C = one_col_buf(pinned, M * N);
+    double *A = one_col_buf(pinned, M * M), *B = one_col_buf(pinned, M * N);
+    double *C = one_col_buf(pinned, M * N);
     double want[M * N], c0[M * N];
     const char *pin = pinned ? "pinned" : "pageable";
     if (!CHECK(A && B && C, ckf("one column (%s, %s): arrays", pin, mode), "allocation failed"))
