@@ -22,6 +22,20 @@ enum { N = 3000, BATCH = 3, THREADS = 4, ROUNDS = 40 };
 static cufort_fft_plan plan;
 static double complex *reference_in, *reference_out;
 
+/* one round's result against k times the reference: the first failure is described in err */
+static void check_round(int r, int st, const double complex *out, const double complex *ref,
+                        double k, size_t n, int *fails, char *err, size_t errlen)
+{
+    double worst = 0, norm = 0;
+    for (size_t i = 0; i < n && !st; i++) {
+        worst = fmax(worst, cabs(out[i] - k * ref[i]));
+        norm = fmax(norm, cabs(k * ref[i]));
+    }
+    if ((st != CUFORT_SUCCESS || !(worst <= 1e-12 * norm)) && !(*fails)++)
+        snprintf(err, errlen, "round %d: status %s (%s), error %.3g of %.3g", r,
+                 cufort_status_string(st), ck_err(), worst, norm);
+}
+
 static int run_thread(int id, char *err, size_t errlen)
 {
     size_t total = (size_t)N * BATCH;
@@ -35,16 +49,7 @@ static int run_thread(int id, char *err, size_t errlen)
             out[i] = NAN;
         }
         int st = cufort_fft_exec_host(plan, in, out, CUFORT_FFT_FORWARD);
-        double worst = 0, norm = 0;
-        for (size_t i = 0; i < total; i++) {
-            worst = fmax(worst, cabs(out[i] - k * reference_out[i]));
-            norm = fmax(norm, cabs(k * reference_out[i]));
-        }
-        if (st != CUFORT_SUCCESS || !(worst <= 1e-12 * norm)) {
-            if (!fails++)
-                snprintf(err, errlen, "round %d: status %s (%s), error %.3g of %.3g", r,
-                         cufort_status_string(st), ck_err(), worst, norm);
-        }
+        check_round(r, st, out, reference_out, k, total, &fails, err, errlen);
     }
     free(in);
     free(out);
@@ -88,16 +93,7 @@ static int run_device_thread(int id, char *err, size_t errlen)
             out[i] = NAN;
         if (!st && !(st = cufort_get_vector_async(DN, 16, d_out, 1, out, 1, s)))
             st = cufort_stream_synchronize(s);
-        double worst = 0, norm = 0;
-        for (size_t i = 0; i < DN && !st; i++) {
-            worst = fmax(worst, cabs(out[i] - k * device_ref_out[i]));
-            norm = fmax(norm, cabs(k * device_ref_out[i]));
-        }
-        if (st != CUFORT_SUCCESS || !(worst <= 1e-12 * norm)) {
-            if (!fails++)
-                snprintf(err, errlen, "round %d: status %s (%s), error %.3g of %.3g", r,
-                         cufort_status_string(st), ck_err(), worst, norm);
-        }
+        check_round(r, st, out, device_ref_out, k, DN, &fails, err, errlen);
     }
     cufort_free(d_in);
     cufort_free(d_out);
