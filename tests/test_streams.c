@@ -186,6 +186,75 @@ static void thread_streams(void)
     CHECK_OK(cufort_stream_destroy(mine), "destroy main's stream");
 }
 
+/* A thread that switches its BLAS stream while GEMMs are still queued on the one before: both
+ * streams' GEMMs then run at once, and each must still get its own result.  Shapes with a small C
+ * and a long k are the ones cuBLAS splits along k through a workspace. */
+static void switch_with_work_in_flight(void)
+{
+    const int on_gpu = !strcmp(cufort_backend_name(), "cuda");
+    const int64_t k = on_gpu ? (int64_t)1 << 18 : 1024;
+    enum { ROUNDS = 12, SHAPES = 3 };
+    const int64_t shapes[SHAPES] = {64, 96, 160};
+    cufort_stream s[2] = {NULL, NULL};
+    void *a[2] = {NULL, NULL}, *b[2] = {NULL, NULL}, *c[2][ROUNDS] = {{NULL}};
+    double *host = NULL, *want[2][SHAPES] = {{NULL}}, *got = NULL;
+    const int64_t most = shapes[SHAPES - 1];
+    int ok = !cufort_stream_create(&s[0]) && !cufort_stream_create(&s[1]);
+    size_t panel = (size_t)k * (size_t)most;
+    ok = ok && (host = malloc(panel * sizeof *host)) && (got = malloc((size_t)most * most * sizeof *got));
+    for (int i = 0; ok && i < 2; i++) {
+        ok = !cufort_alloc(&a[i], (int64_t)(panel * 8)) && !cufort_alloc(&b[i], (int64_t)(panel * 8));
+        ck_fill_d(host, panel);
+        ok = ok && !cufort_set_vector((int64_t)panel, 8, host, 1, a[i], 1);
+        ck_fill_d(host, panel);
+        ok = ok && !cufort_set_vector((int64_t)panel, 8, host, 1, b[i], 1);
+        for (int r = 0; ok && r < ROUNDS; r++)
+            ok = !cufort_alloc(&c[i][r], most * most * 8);
+    }
+    if (!CHECK(ok, "two streams, operands and results for the switching thread", "%s", ck_err()))
+        goto out;
+    for (int sh = 0; ok && sh < SHAPES; sh++) {
+        int64_t n = shapes[sh];
+        for (int i = 0; ok && i < 2; i++) {   /* each result alone, on the default stream */
+            ok = (want[i][sh] = malloc((size_t)n * n * 8)) &&
+                 !cufort_dgemm('T', 'N', n, n, k, 1.0, a[i], k, b[i], k, 0.0, c[i][0], n) &&
+                 !cufort_device_synchronize() && !cufort_get_matrix(n, n, 8, c[i][0], n, want[i][sh], n);
+        }
+        int queued = 1, same = 1;
+        for (int r = 0; ok && queued && r < ROUNDS; r++)
+            for (int i = 0; queued && i < 2; i++)
+                queued = !cufort_set_stream(s[i]) &&
+                         !cufort_dgemm('T', 'N', n, n, k, 1.0, a[i], k, b[i], k, 0.0, c[i][r], n);
+        cufort_set_stream(NULL);
+        queued = queued && !cufort_stream_synchronize(s[0]) && !cufort_stream_synchronize(s[1]);
+        CHECK(queued, ckf("DGEMM n = %lld, k = %lld queued on two streams in turns", (long long)n,
+                          (long long)k), "%s", ck_err());
+        double worst = 0;
+        for (int r = 0; queued && r < ROUNDS; r++)
+            for (int i = 0; i < 2; i++) {
+                cufort_get_matrix(n, n, 8, c[i][r], n, got, n);
+                for (int64_t e = 0; e < n * n; e++) {
+                    double d = fabs(got[e] - want[i][sh][e]) / (1 + fabs(want[i][sh][e]));
+                    worst = d > worst ? d : worst;
+                    same &= d <= 1e-12;
+                }
+            }
+        CHECK(queued && same, ckf("DGEMM n = %lld: each stream's %d results as computed alone",
+                                  (long long)n, ROUNDS), "worst relative difference %.3g", worst);
+    }
+out:
+    cufort_set_stream(NULL);
+    for (int i = 0; i < 2; i++) {
+        cufort_free(a[i]);
+        cufort_free(b[i]);
+        for (int r = 0; r < ROUNDS; r++) cufort_free(c[i][r]);
+        for (int sh = 0; sh < SHAPES; sh++) free(want[i][sh]);
+        cufort_stream_destroy(s[i]);
+    }
+    free(host);
+    free(got);
+}
+
 /* A plan whose stream was destroyed after cufort_fft_set_stream: executing it is refused, not
  * handed to cuFFT with a dead stream; with another stream (or NULL) set it runs again. */
 static void plan_stream_destroyed(void)
@@ -224,6 +293,7 @@ int main(int argc, char **argv)
     streams();
     events();
     thread_streams();
+    switch_with_work_in_flight();
     plan_stream_destroyed();
     /* a shutdown destroys the streams and events left; their handles are stale afterwards */
     cufort_stream left = NULL;
