@@ -16,6 +16,7 @@ import emit_edge_tests  # noqa: E402
 import emit_f77  # noqa: E402
 import emit_f77_tests  # noqa: E402
 import emit_fuzz  # noqa: E402
+import emit_fuzz_kernels  # noqa: E402
 import emit_fortran  # noqa: E402
 import emit_fortran_fft  # noqa: E402
 import emit_fortran_kernels  # noqa: E402
@@ -34,7 +35,8 @@ def write(rel, text):
 
 def main():
     for emitter in (emit_capi, emit_f77, emit_f77_tests, emit_tests, emit_edge_tests, emit_fortran,
-                    emit_dropin, emit_fortran_fft, emit_fortran_kernels, emit_fuzz):
+                    emit_dropin, emit_fortran_fft, emit_fortran_kernels, emit_fuzz,
+                    emit_fuzz_kernels):
         emitter.emit(write)
 
 

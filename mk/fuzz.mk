@@ -4,7 +4,7 @@
 #
 #   make fuzz FUZZ_ARGS='--seed 7 --calls 1000000'     one run as asked (see tests/fuzz/fuzz_main.c)
 
-FUZZ_SRCS := $(sort $(wildcard tests/fuzz/*.c)) $(wildcard tests/fuzz/generated/fuzz_blas.c)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/*.c)) $(wildcard tests/fuzz/generated/fuzz_*.c)
 FUZZ_OBJS := $(call obj_of,$(FUZZ_SRCS))
 FUZZ_BIN := $(TESTBIN)/fuzz_capi
 FUZZ_CASES_INC := $(OBJ)/tests/fuzz/regressions.inc

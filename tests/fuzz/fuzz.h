@@ -109,6 +109,27 @@ typedef struct {
 extern const fz_blas_routine fz_blas[];
 extern const int fz_blas_count;
 
+/* cufort's own reductions and transposes (tests/fuzz/generated/fuzz_kernels.c).  The form fixes
+ * the argument order:
+ *   RED1   n, x, incx, result            RED2   n, x, incx, y, incy, result
+ *   COUNT  n, x, incx, pred, value, result (pred: an index into the fuzzer's predicate texts)
+ *   TR     trans, m, n, alpha, a, lda, b, ldb      TRI    trans, n, alpha, a, lda
+ * and the mode where the arrays and the result live: PLAIN device arrays and a host result, DEV
+ * device arrays and a device result, HOST host arrays and a host result. */
+enum { FZ_KF_RED1, FZ_KF_RED2, FZ_KF_COUNT, FZ_KF_TR, FZ_KF_TRI };
+enum { FZ_KM_PLAIN, FZ_KM_DEV, FZ_KM_HOST };
+typedef struct {
+    const char *name;   /* without the cufort_ prefix */
+    int form, mode;
+    int esize, rsize;   /* bytes of an element, and of the result (reductions) */
+    const fz_param *params;
+    int nparams;
+    int (*call)(const fz_val *v);
+} fz_kernel;
+extern const fz_kernel fz_kernels[];
+extern const int fz_kernel_count;
+const char *fz_pred_text(int64_t i);   /* NULL past the texts */
+
 /* a product saturating at +-2^120, so that sums of a few of them stay exact in 128 bits */
 static inline fz_wide fz_mul(fz_wide a, fz_wide b)
 {
@@ -167,7 +188,7 @@ typedef struct fz_op fz_op;
 enum { FZ_RAN, FZ_SKIPPED, FZ_AVOIDED };
 
 /* operation groups, for the mix of calls */
-enum { FZ_G_BLAS, FZ_G_BLAS_HOST, FZ_G_FFT, FZ_G_MEMORY, FZ_G_STREAM, FZ_G_CONTEXT, FZ_G_COUNT };
+enum { FZ_G_BLAS, FZ_G_BLAS_HOST, FZ_G_KERNELS, FZ_G_FFT, FZ_G_MEMORY, FZ_G_STREAM, FZ_G_CONTEXT, FZ_G_COUNT };
 
 struct fz_op {
     const char *name;
@@ -176,8 +197,8 @@ struct fz_op {
     int nparams;
     void (*draw)(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r);
     int (*exec)(fz_worker *w, const fz_op *op, const fz_call *c);
-    const void *data;   /* BLAS: the routine */
-    int host;           /* BLAS: the _host form */
+    const void *data;   /* BLAS, kernels: the routine */
+    int host;           /* BLAS, kernels: the host-array form */
 };
 extern const fz_op *fz_ops;
 extern int fz_op_count;
@@ -186,6 +207,7 @@ int fz_find_op(const char *name);                       /* -1 if none */
 /* each file's operations, appended to the table at start-up */
 void fz_add_op(const fz_op *op);
 void fz_blas_ops(void);
+void fz_kernel_ops(void);
 void fz_fft_ops(void);
 void fz_memory_ops(void);
 void fz_stream_ops(void);

@@ -37,6 +37,7 @@ const char *__asan_default_options(void) { return "allocator_may_return_null=1";
 static void setup_ops(void)
 {
     fz_blas_ops();
+    fz_kernel_ops();
     fz_fft_ops();
     fz_memory_ops();
     fz_stream_ops();
