@@ -627,6 +627,45 @@ static void transposes(void)
 
 /* ---- the same bits on both backends (cuda run only) ---- */
 typedef struct { unsigned char r[16]; } rbuf;
+/* A thread's reductions keep scratch per stream, a few streams' worth: reductions on more streams
+ * than that, some of them destroyed in between, must neither touch a destroyed stream nor give a
+ * wrong sum. */
+static void streams_come_and_go(void)
+{
+    enum { N = 100003, STREAMS = 12 };
+    double *h = malloc(N * sizeof *h);
+    for (int64_t i = 0; i < N; i++) h[i] = (double)(i % 1000 + 1);   /* integers: the sum is exact */
+    double want = 0;
+    for (int64_t i = 0; i < N; i++) want += h[i];
+    void *x = dev_copy(KD, h, N);
+    cufort_stream s[STREAMS] = {NULL};
+    int ok = x != NULL, right = 1, calls = 0;
+    for (int i = 0; ok && i < STREAMS; i++)   /* all first, so that none takes a destroyed one's address */
+        ok = !cufort_stream_create(&s[i]);
+    for (int i = 0; ok && i < STREAMS; i++) {
+        for (int round = 0; ok && round < 2; round++) {
+            double got = 0;
+            ok = !cufort_set_stream(s[i]) && !cufort_dreduce_sum(N, x, 1, &got);
+            right &= got == want;
+            calls++;
+        }
+        /* the stream used two streams ago goes, while the block it had is still the thread's */
+        if (ok && i >= 2) {
+            ok = !cufort_stream_destroy(s[i - 2]);
+            s[i - 2] = NULL;
+        }
+    }
+    cufort_set_stream(NULL);
+    CHECK(ok, ckf("%d reductions over %d streams made and destroyed in turns", calls, STREAMS), "%s", ck_err());
+    CHECK(right, "their sums exact", "a sum differs from %.17g", want);
+    double again = 0;
+    CHECK(!cufort_dreduce_sum(N, x, 1, &again) && again == want, "a reduction on the default stream after them",
+          "%g (%s)", again, ck_err());
+    for (int i = 0; i < STREAMS; i++) cufort_stream_destroy(s[i]);
+    cufort_free(x);
+    free(h);
+}
+
 static void record_all(int k, int64_t n, const void *x, const void *y, rbuf *out)
 {
     for (int op = 0; op <= OCOUNT; op++) {
@@ -685,6 +724,7 @@ int main(void)
     compensated(KS, quick >= 2 ? 65537 : quick ? (1 << 20) + 1 : on_cuda ? 100000000 : (1 << 22) + 1);
     compensated(KD, quick >= 2 ? 65536 : quick ? (1 << 20) : on_cuda ? 100000000 : (1 << 21));
     transposes();
+    streams_come_and_go();
     if (on_cuda) cross_backend();
     cufort_shutdown();
     return ck_end();

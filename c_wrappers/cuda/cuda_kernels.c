@@ -3,7 +3,7 @@
  * thread's BLAS calls and copies.
  *
  * The reductions' chunk partials live in a per-thread scratch block per stream (up to 4 streams a
- * thread, then the least recently used block is replaced after its stream drains): repeated calls
+ * thread, then the least recently used block is freed and made again for the new one): repeated calls
  * allocate nothing, and a result left on the device (result_on_device) needs no synchronisation,
  * because a later call on the same stream is ordered after it.  The blocks are released at
  * shutdown and device change (thread_state.h).
@@ -53,15 +53,18 @@ static int scratch_for(cudaStream_t stream, size_t bytes, void **buf)
     slot *use = NULL;
     for (int i = 0; i < SLOTS && !use; i++)
         if (mine->s[i].buf && mine->s[i].stream == stream) use = &mine->s[i];
-    if (!use) {   /* an empty slot, else the least recently used one, once its stream is idle */
+    if (!use) {   /* an empty slot, else the least recently used one's block made again */
         for (int i = 0; i < SLOTS && !use; i++)
             if (!mine->s[i].buf) use = &mine->s[i];
         if (!use) {
             use = &mine->s[0];
             for (int i = 1; i < SLOTS; i++)
                 if (mine->s[i].last_use < use->last_use) use = &mine->s[i];
-            int st = cufort_cuda_error(cudaStreamSynchronize(use->stream), "cudaStreamSynchronize");
-            if (st) return st;
+            /* Its stream may have been destroyed since (by any thread), so nothing is asked of
+             * it: cudaFree waits for the whole device, after which no earlier call reads the block. */
+            cudaFree(use->buf);
+            use->buf = NULL;
+            use->size = 0;
         }
         use->stream = stream;
     }
