@@ -244,6 +244,7 @@ typedef struct {
     int live;
     fz_plan_info plan;     /* plans: how it was made */
     void *stream;          /* plans: the stream it was given */
+    int generation;        /* plans: cufort_fft_generation() when it was made */
 } fz_slot;
 typedef struct { int64_t bytes; int which; void *p; uint64_t used; } fz_block;
 

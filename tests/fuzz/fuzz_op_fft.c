@@ -1,6 +1,8 @@
 /* fuzz_op_fft.c — FFT plans: plan_many (basic and advanced layouts, null arguments), plan_1d/2d/3d,
  * exec and exec_host (in place, out of place, partly overlapping, on arrays sized from the plan's
- * layout or wrongly), destroy (twice, made up), set_stream, set_normalize, get_type, extents.
+ * layout or wrongly), destroy (twice, made up), set_stream, set_normalize, get_type, extents; and
+ * the plan cache behind `use cufort`'s plans: acquire (plan_many's arguments), release (with the
+ * plan's generation or a stale one; twice, made up), clear.
  *
  * The fuzzer computes each plan's extents itself, in 128-bit arithmetic, from cufort_fft.h's
  * description of the layouts; cufort_fft_extents must agree where the span fits int64.  Skipping
@@ -11,6 +13,15 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+
+/* The plan cache (core/fft_internal.h): exported for the Fortran module's plans, not in cufort.h. */
+int cufort_fft_plan_acquire(cufort_fft_plan *plan, int *generation, int type, int rank,
+                            const int64_t *n, int64_t batch, const int64_t *inembed, int64_t istride,
+                            int64_t idist, const int64_t *onembed, int64_t ostride, int64_t odist);
+int cufort_fft_plan_release(cufort_fft_plan plan, int generation);
+int cufort_fft_generation(void);
+int cufort_fft_cache_clear(void);
+enum { CACHE_MAX = 8 };   /* CUFORT_FFT_CACHE_MAX: the released plans the cache keeps */
 
 static const int TYPES[] = {CUFORT_FFT_C2C, CUFORT_FFT_R2C, CUFORT_FFT_C2R, CUFORT_FFT_Z2Z,
                             CUFORT_FFT_D2Z, CUFORT_FFT_Z2D};
@@ -176,7 +187,34 @@ static void draw_plan_many(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
     }
 }
 
-static int record_plan(fz_worker *w, const fz_call *c, cufort_fft_plan plan, const fz_plan_info *info)
+/* acquire: half the time the shape of a plan this worker made, so that released plans come back */
+static void draw_acquire(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
+{
+    draw_plan_many(w, op, c, r);
+    int made[FZ_SLOTS], nmade = 0;
+    for (int i = 0; i < FZ_SLOTS; i++)
+        if (w->plans[i].h)
+            made[nmade++] = i;
+    if (!nmade || fz_percent(r, 50))
+        return;
+    const fz_plan_info *p = &w->plans[made[fz_below(r, (uint64_t)nmade)]].plan;
+    c->arg[M_TYPE].i = p->type;
+    c->arg[M_RANK].i = p->rank;
+    c->arg[M_BATCH].i = p->batch;
+    c->arg[M_EMBEDS].i = p->advanced;
+    c->arg[M_ISTRIDE].i = p->istride;
+    c->arg[M_IDIST].i = p->idist;
+    c->arg[M_OSTRIDE].i = p->ostride;
+    c->arg[M_ODIST].i = p->odist;
+    for (int i = 0; i < 3; i++) {
+        c->arg[M_N0 + i].i = p->n[i];
+        c->arg[M_INEMBED + i].i = p->inembed[i];
+        c->arg[M_ONEMBED + i].i = p->onembed[i];
+    }
+}
+
+static int record_plan(fz_worker *w, const fz_call *c, cufort_fft_plan plan, const fz_plan_info *info,
+                       int generation)
 {
     fz_slot *s = fz_slot_of(w, c->arg[0].h);
     if (!s)
@@ -185,6 +223,7 @@ static int record_plan(fz_worker *w, const fz_call *c, cufort_fft_plan plan, con
     s->live = 1;
     s->plan = *info;
     s->stream = NULL;
+    s->generation = generation;
     return 1;
 }
 
@@ -231,9 +270,11 @@ static int plan_args_bad(const fz_plan_info *p, int embeds)
     return 0;
 }
 
+/* plan_many, or the cache's acquire with the same arguments (a released plan of that shape, else
+ * one made by plan_many, whose messages then name it) */
 static int exec_plan_many(fz_worker *w, const fz_op *op, const fz_call *c)
 {
-    (void)op;
+    const int acquire = strcmp(op->name, "cufort_fft_plan_acquire") == 0;
     const fz_arg *a = c->arg;
     fz_plan_info p = {(int)a[M_TYPE].i, (int)a[M_RANK].i, {0}, a[M_BATCH].i, a[M_EMBEDS].i == 1, {0},
                       a[M_ISTRIDE].i, a[M_IDIST].i, {0}, a[M_OSTRIDE].i, a[M_ODIST].i};
@@ -249,7 +290,14 @@ static int exec_plan_many(fz_worker *w, const fz_op *op, const fz_call *c)
     int legal = init && a[M_PLANPTR].i && a[M_NPTR].i && !plan_args_bad(&p, embeds);
     if (legal && enormous_plan(&p))
         return FZ_SKIPPED;
-    int st = cufort_fft_plan_many(a[M_PLANPTR].i ? &plan : NULL, (int)a[M_TYPE].i, (int)a[M_RANK].i,
+    int generation = -7, st;
+    if (acquire)
+        st = cufort_fft_plan_acquire(a[M_PLANPTR].i ? &plan : NULL, &generation, (int)a[M_TYPE].i,
+                                     (int)a[M_RANK].i, a[M_NPTR].i ? n : NULL, a[M_BATCH].i,
+                                     embeds == 1 || embeds == 2 ? in : NULL, a[M_ISTRIDE].i, a[M_IDIST].i,
+                                     embeds == 1 || embeds == 3 ? on : NULL, a[M_OSTRIDE].i, a[M_ODIST].i);
+    else
+        st = cufort_fft_plan_many(a[M_PLANPTR].i ? &plan : NULL, (int)a[M_TYPE].i, (int)a[M_RANK].i,
                                   a[M_NPTR].i ? n : NULL, a[M_BATCH].i, embeds == 1 || embeds == 2 ? in : NULL,
                                   a[M_ISTRIDE].i, a[M_IDIST].i, embeds == 1 || embeds == 3 ? on : NULL,
                                   a[M_OSTRIDE].i, a[M_ODIST].i);
@@ -260,11 +308,14 @@ static int exec_plan_many(fz_worker *w, const fz_op *op, const fz_call *c)
         want = fz_expect_status(CUFORT_INVALID_VALUE);
     else
         want = (fz_pred){FZ_P_STATUS, CUFORT_SUCCESS, 0, plan_may_fail()};
-    fz_check(w, c, "cufort_fft_plan_many", st, want);
+    fz_check(w, c, acquire ? "cufort_fft_plan" : "cufort_fft_plan_many", st, want);
+    if (acquire && st == CUFORT_SUCCESS && generation != cufort_fft_generation())
+        fz_failf(w, c, "cufort_fft_plan_acquire gave generation %d, cufort's is %d", generation,
+                 cufort_fft_generation());
     if (st == CUFORT_SUCCESS && a[M_PLANPTR].i)
-        record_plan(w, c, plan, &p);
+        record_plan(w, c, plan, &p, cufort_fft_generation());
     else if (a[M_PLANPTR].i && a[M_NPTR].i && init && plan != NULL)
-        fz_failf(w, c, "cufort_fft_plan_many failed but left the plan %p, not NULL", (void *)plan);
+        fz_failf(w, c, "%s failed but left the plan %p, not NULL", op->name, (void *)plan);
     return FZ_RAN;
 }
 
@@ -309,7 +360,7 @@ static int exec_plan_nd(fz_worker *w, const fz_op *op, const fz_call *c)
     /* the shorthands' messages name cufort_fft_plan_many, which does their work */
     fz_check(w, c, "cufort_fft_plan", st, want);
     if (st == CUFORT_SUCCESS)
-        record_plan(w, c, plan, &p);
+        record_plan(w, c, plan, &p, cufort_fft_generation());
     return FZ_RAN;
 }
 
@@ -507,6 +558,58 @@ static int exec_on_plan(fz_worker *w, const fz_op *op, const fz_call *c)
     return FZ_RAN;
 }
 
+/* ---- the plan cache: release and clear ---- */
+
+static const fz_param RELEASE[] = {
+    {"plan", FZ_HANDLE, 'P', 0, 0, NULL}, {"generation", FZ_INT, FZ_R_FLAG, 0, 0, NULL},
+};
+
+static void draw_release(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
+{
+    (void)op;
+    c->arg[0].type = FZ_HANDLE;
+    fz_draw_handle_slot(w, r, 'P', &c->arg[0].h);
+    c->arg[1].type = FZ_INT;   /* 0: the plan's own generation, 1: the one before, 2: one to come */
+    c->arg[1].i = fz_percent(r, 85) ? 0 : (int64_t)fz_below(r, 2) + 1;
+}
+
+/* A released plan belongs to the cache: the handle is no longer the caller's (a stale handle). */
+static int exec_release(fz_worker *w, const fz_op *op, const fz_call *c)
+{
+    const fz_arg *a = c->arg;
+    fz_slot *s = fz_live(w, a[0].h), *named = fz_slot_of(w, a[0].h);
+    if (fz_threads > 1 && a[0].h.slot >= 0 && !s)
+        return FZ_SKIPPED;   /* gone since it was drawn (a shutdown): see fz_draw_handle_slot */
+    fz_resolve(w, c);
+    int now = cufort_fft_generation();
+    int own = s ? s->generation : named && named->h ? named->generation : now;
+    int generation = a[1].i == 0 ? own : a[1].i == 1 ? own - 1 : now + 1;
+    fz_pred want;
+    if (!w->val[0].p || !cufort_is_initialized() || generation != now)
+        want = fz_expect_status(CUFORT_SUCCESS);   /* nothing to give back, or a plan gone with its init */
+    else
+        want = fz_expect_status(s ? CUFORT_SUCCESS : CUFORT_INVALID_VALUE);
+    int st = cufort_fft_plan_release(w->val[0].p, generation);
+    fz_check(w, c, op->name, st, want);
+    if (st == CUFORT_SUCCESS && s && generation == now && cufort_is_initialized())
+        s->live = 0;
+    return FZ_RAN;
+}
+
+static void draw_clear(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
+{
+    (void)w, (void)op, (void)c, (void)r;
+}
+
+static int exec_clear(fz_worker *w, const fz_op *op, const fz_call *c)
+{
+    (void)op;
+    int cleared = cufort_fft_cache_clear();
+    if (cleared < 0 || cleared > CACHE_MAX)
+        fz_failf(w, c, "cufort_fft_cache_clear cleared %d plans; the cache holds 0 to %d", cleared, CACHE_MAX);
+    return FZ_RAN;
+}
+
 void fz_fft_ops(void)
 {
     static const fz_op ops[] = {
@@ -522,6 +625,11 @@ void fz_fft_ops(void)
         {"cufort_fft_set_normalize", FZ_G_FFT, ON_PLAN, 3, draw_on_plan, exec_on_plan, NULL, 0},
         {"cufort_fft_get_type", FZ_G_FFT, ON_PLAN, 3, draw_on_plan, exec_on_plan, NULL, 0},
         {"cufort_fft_extents", FZ_G_FFT, ON_PLAN, 3, draw_on_plan, exec_on_plan, NULL, 0},
+        {"cufort_fft_plan_acquire", FZ_G_FFT, PLAN_MANY, M_COUNT, draw_acquire, exec_plan_many, NULL, 0},
+        {"cufort_fft_plan_acquire", FZ_G_FFT, PLAN_MANY, M_COUNT, draw_acquire, exec_plan_many, NULL, 0},
+        {"cufort_fft_plan_release", FZ_G_FFT, RELEASE, 2, draw_release, exec_release, NULL, 0},
+        {"cufort_fft_plan_release", FZ_G_FFT, RELEASE, 2, draw_release, exec_release, NULL, 0},
+        {"cufort_fft_cache_clear", FZ_G_FFT, NULL, 0, draw_clear, exec_clear, NULL, 0},
     };
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         fz_add_op(&ops[i]);

@@ -90,7 +90,7 @@ static int exec_handles(fz_worker *w, const fz_op *op, const fz_call *c)
             if (s->live)   /* cufort could not destroy the old one: keep it, drop the new */
                 stream ? cufort_stream_destroy(h) : cufort_event_destroy(h);
             else
-                *s = (fz_slot){h, 1, {0}, NULL};
+                *s = (fz_slot){h, 1, {0}, NULL, 0};
         }
     } else if (strcmp(fn, "cufort_stream_destroy") == 0 || strcmp(fn, "cufort_event_destroy") == 0) {
         int stream = fn[7] == 's';
