@@ -42,7 +42,7 @@ static int64_t draw_ld(fz_rng *r, int64_t least)
 
 static int64_t at_least_one(int64_t x) { return x > 1 ? x : 1; }
 
-/* the rows and columns of a transpose's b (trans taken as 'N' unless it is 'T' or 'C') */
+/* whether b is a's transpose in shape (any trans but 'T' and 'C' is taken as 'N' for b's extent) */
 static int transposing(char trans)
 {
     char t = (char)toupper((unsigned char)trans);
@@ -166,7 +166,7 @@ static int exec_kernel(fz_worker *w, const fz_op *op, const fz_call *c)
     extents(k, v, ext);
     char fn[64];
     snprintf(fn, sizeof fn, "cufort_%s", k->name);
-    const int host = k->mode == FZ_KM_HOST, reduction = k->form <= FZ_KF_COUNT;
+    const int host = k->mode == FZ_KM_HOST, reduction = k->form != FZ_KF_TR && k->form != FZ_KF_TRI;
     const fz_pred invalid = fz_expect_status(CUFORT_INVALID_VALUE);
 
     /* the arrays: state, whether a legal call may run past a host array, and the work */
@@ -236,8 +236,6 @@ static int exec_kernel(fz_worker *w, const fz_op *op, const fz_call *c)
     if (legal && !empty && !impossible && (short_host || (!d.decided && work > fz_cfg.work_cap)))
         return FZ_SKIPPED;
     decide(&d, 1, fz_expect_status(CUFORT_SUCCESS));
-    if (host && fz_threads > 1 && !w->locked)
-        d.want = fz_expect_any();   /* another thread may shut cufort down during the call */
     int st = k->call(v);
     fz_check(w, c, fn, st, d.want);
     return FZ_RAN;
