@@ -621,7 +621,13 @@ static void transposes(void)
     CHECK_FAILS_MSG(cufort_stranspose('T', 64, 64, 1.0f, d, 64, d + 2048, 64), CUFORT_BAD_POINTER, "b", "b past its allocation");
     CHECK_FAILS_MSG(cufort_stranspose_inplace('T', 8, 1.0f, d, 7), CUFORT_INVALID_VALUE, "lda", "inplace lda < n");
     CHECK_OK(cufort_stranspose('T', 0, 5, 1.0f, d, 1, d + 1024, 5), "m = 0 is a no-op");
+    float h[256], got[256];
+    for (int i = 0; i < 256; i++) h[i] = (float)(i % 37) - 18.5f;
+    cufort_set_vector(256, 4, h, 1, d, 1);
     CHECK_OK(cufort_stranspose('N', 16, 16, 2.0f, d, 16, d, 16), "'N' with b == a scales in place");
+    int doubled = !cufort_get_vector(256, 4, d, 1, got, 1);
+    for (int i = 0; doubled && i < 256; i++) doubled = got[i] == 2.0f * h[i];
+    CHECK(doubled, "'N' with b == a: every element doubled", "%s", ck_err());
     cufort_free(d);
 }
 

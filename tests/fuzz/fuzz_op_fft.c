@@ -585,10 +585,15 @@ static int exec_release(fz_worker *w, const fz_op *op, const fz_call *c)
     int own = s ? s->generation : named && named->h ? named->generation : now;
     int generation = a[1].i == 0 ? own : a[1].i == 1 ? own - 1 : now + 1;
     fz_pred want;
-    if (!w->val[0].p || !cufort_is_initialized() || generation != now)
+    if (!w->val[0].p || !cufort_is_initialized() || generation != now) {
         want = fz_expect_status(CUFORT_SUCCESS);   /* nothing to give back, or a plan gone with its init */
-    else
+        /* another thread's host-array call may start cufort meanwhile, moving the generation to the
+         * one passed: then a handle that is no live plan is refused */
+        if (fz_threads > 1 && !s && w->val[0].p)
+            want.also |= FZ_ALSO(CUFORT_INVALID_VALUE);
+    } else {
         want = fz_expect_status(s ? CUFORT_SUCCESS : CUFORT_INVALID_VALUE);
+    }
     int st = cufort_fft_plan_release(w->val[0].p, generation);
     fz_check(w, c, op->name, st, want);
     if (st == CUFORT_SUCCESS && s && generation == now && cufort_is_initialized())
