@@ -37,11 +37,12 @@ mirror_kernel(int64_t n, T *a, int64_t lda, bool lower)
         return;
     const int64_t i0 = bi * TILE, j0 = bj * TILE;   // the tile written
     const int tx = threadIdx.x, ty = threadIdx.y;
-    // the source tile: rows j0.., columns i0.. of the stored triangle
+    // the source tile: rows j0.., columns i0.. of the stored triangle (a diagonal tile's other
+    // half may never have been written: it is not read)
 #pragma unroll
     for (int r = 0; r < TILE; r += ROWS) {
         int64_t row = j0 + tx, col = i0 + ty + r;
-        if (row < n && col < n)
+        if (row < n && col < n && (lower ? row >= col : row <= col))
             tile[ty + r][tx] = a[row + col * lda];
     }
     __syncthreads();
