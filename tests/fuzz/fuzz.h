@@ -163,6 +163,14 @@ static inline fz_wide fz_ext_bmat(fz_wide rows, fz_wide cols, fz_wide ld, fz_wid
     fz_wide one = fz_ext_mat(rows, cols, ld);
     return batch <= 0 || one == 0 ? 0 : fz_ext_mat(one, batch, stride);
 }
+/* whether [p, p + bytes) and [q, q + qbytes) share a byte */
+static inline int fz_overlap(const void *p, fz_wide bytes, const void *q, fz_wide qbytes)
+{
+    if (!p || !q || bytes <= 0 || qbytes <= 0)
+        return 0;
+    fz_wide a = (fz_wide)(uintptr_t)p, b = (fz_wide)(uintptr_t)q;
+    return a < b + qbytes && b < a + bytes;
+}
 static inline float fz_r_f(fz_val v) { return (float)v.re[0]; }
 static inline double fz_r_d(fz_val v) { return v.re[0]; }
 static inline cufort_cfloat fz_c_f(fz_val v)

@@ -148,15 +148,6 @@ static void draw_blas(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
     }
 }
 
-/* whether [p, p + bytes) and [q, q + qbytes) share a byte */
-static int overlap(const void *p, fz_wide bytes, const void *q, fz_wide qbytes)
-{
-    if (!p || !q || bytes <= 0 || qbytes <= 0)
-        return 0;
-    fz_wide a = (fz_wide)(uintptr_t)p, b = (fz_wide)(uintptr_t)q;
-    return a < b + qbytes && b < a + bytes;
-}
-
 static int known_defect(const fz_blas_routine *b, const fz_call *c, const fz_val *v, const fz_wide *ext,
                         int host)
 {
@@ -174,7 +165,7 @@ static int known_defect(const fz_blas_routine *b, const fz_call *c, const fz_val
         int ic = param_index(b, "C"), es = b->params[ic].esize;
         for (int k = 0; k < 2; k++) {
             int ix = param_index(b, k ? "B" : "A");
-            if (v[ix].p != v[ic].p && overlap(v[ic].p, fz_mul(ext[ic], es), v[ix].p, fz_mul(ext[ix], es)))
+            if (v[ix].p != v[ic].p && fz_overlap(v[ic].p, fz_mul(ext[ic], es), v[ix].p, fz_mul(ext[ix], es)))
                 return 1;
             /* an empty C equal to A or B (in _host calls every empty array becomes null) taken
              * for an in-place call with the wrong ld or op */
@@ -243,7 +234,7 @@ static int exec_blas(fz_worker *w, const fz_op *op, const fz_call *c)
         for (int j = 0; j < b->nparams; j++)
             if (j != i && (p->role & FZ_OUT) && b->params[j].type == FZ_ARRAY &&
                 !(b->params[j].count & FZ_HOSTREF) &&
-                overlap(v[i].p, bytes, v[j].p, fz_mul(ext[j], b->params[j].esize)))
+                fz_overlap(v[i].p, bytes, v[j].p, fz_mul(ext[j], b->params[j].esize)))
                 overlapping = 1;
     }
     if (legal && !quick && !impossible && (huge_host || (!bad && b->work(v) > fz_cfg.work_cap)))

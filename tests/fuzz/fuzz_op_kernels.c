@@ -132,14 +132,6 @@ static void draw_kernel(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
     }
 }
 
-static int overlap(const void *p, fz_wide bytes, const void *q, fz_wide qbytes)
-{
-    if (!p || !q || bytes <= 0 || qbytes <= 0)
-        return 0;
-    fz_wide a = (fz_wide)(uintptr_t)p, b = (fz_wide)(uintptr_t)q;
-    return a < b + qbytes && b < a + bytes;
-}
-
 /* The outcome of a chain of checks: the first check that decides, unless an undecidable one
  * (an array that may or may not be valid) comes before it. */
 typedef struct { int decided, maybe; fz_pred want; } verdict;
@@ -227,7 +219,8 @@ static int exec_kernel(fz_worker *w, const fz_op *op, const fz_call *c)
         }
         if (tr) {
             fz_wide ba = fz_mul(ext[ia], k->esize), bb = fz_mul(ext[ib], k->esize);
-            int over = overlap(v[ia].p, ba, v[ib].p, bb) && !(t == 'N' && v[ia].p == v[ib].p && lda == v[7].i);
+            int in_place = t == 'N' && v[ia].p == v[ib].p && lda == v[7].i;   /* a scaling: allowed */
+            int over = fz_overlap(v[ia].p, ba, v[ib].p, bb) && !in_place;
             /* host arrays are staged apart: an overlap there is the caller's error, not checked */
             decide(&d, over, host ? fz_expect_any() : invalid);
         }
