@@ -631,8 +631,7 @@ static void transposes(void)
     cufort_free(d);
 }
 
-/* ---- the same bits on both backends (cuda run only) ---- */
-typedef struct { unsigned char r[16]; } rbuf;
+/* ---- reductions over streams that come and go ---- */
 /* A thread's reductions keep scratch per stream, a few streams' worth: reductions on more streams
  * than that, some of them destroyed in between, must neither touch a destroyed stream nor give a
  * wrong sum. */
@@ -672,6 +671,8 @@ static void streams_come_and_go(void)
     free(h);
 }
 
+/* ---- the same bits on both backends (cuda run only) ---- */
+typedef struct { unsigned char r[16]; } rbuf;
 static void record_all(int k, int64_t n, const void *x, const void *y, rbuf *out)
 {
     for (int op = 0; op <= OCOUNT; op++) {
