@@ -327,8 +327,8 @@ def host_entry(r, v):
     fargs += ["1"] * nchar
     ret = {"I": "int", "T": C_T[v.prec], "R": result_ctype(r, v), None: "void"}[r.result]
     body = [f"typedef {ret} (*{ftype})({', '.join(fparams) or 'void'});", "",
-            proto(f"cufort_host_{v.name}", r, v), "{", f"    static {ftype} f;",
-            f'    int st = cufort_cpu_blas_symbol("{sym}", (void **)&f);', "    if (st) return st;"]
+            proto(f"cufort_host_{v.name}", r, v), "{", "    static void *slot;", f"    {ftype} f;",
+            f'    int st = cufort_cpu_blas_symbol("{sym}", &slot, (void **)&f);', "    if (st) return st;"]
     # A vector of one element reads no stride: it goes to the CPU BLAS as 1, which OpenBLAS needs
     # (its complex dot products fault on n = 1 with an increment near INT_MAX).
     for a in r.args:

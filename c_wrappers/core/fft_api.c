@@ -1,7 +1,9 @@
 /* fft_api.c — FFT plans: validation, layouts, lifetime, execution on device or host arrays.
  * Every live plan is in a registry, so a stale or garbage handle is an error, not a crash, and
  * shutdown destroys what the program left. */
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fft_internal.h"
 
@@ -209,7 +211,9 @@ int cufort_fft_check_exec(const char *fn, cufort_fft_plan plan, int direction, i
 int cufort_fft_exec_on(const char *fn, cufort_fft_plan plan, const void *in, void *out, int direction,
                        cufort_stream stream)
 {
-    struct cufort_fft_plan_s view = *plan;
+    struct cufort_fft_plan_s view;   /* all but busy, which other callers of the plan may test */
+    memcpy(&view, plan, offsetof(struct cufort_fft_plan_s, busy));
+    view.busy = 1;
     view.stream = stream;
     int in_place = in == out;
     const cufort_fft_side *is = &view.side[in_place][0], *os = &view.side[in_place][1];

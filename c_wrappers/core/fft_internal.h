@@ -23,8 +23,9 @@ struct cufort_fft_plan_s {
     cufort_fft_side side[2][2];
     int64_t span[2][2];          /* elements from the side's first to its last; their bytes fit int64 */
     char in_place_refusal[320];  /* why exec refuses in == out, or "" */
-    int busy;                    /* a cufort_fft_exec_host is running it (atomic) */
     int device;                  /* the device it was made on, which alone may run it */
+    /* last: cufort_fft_exec_on copies a plan up to here while other threads may test this */
+    int busy;                    /* a cufort_fft_exec_host is running it (atomic) */
 };
 
 /* fft_layout.c: checks an advanced layout and fills side, span and in_place_refusal of a plan

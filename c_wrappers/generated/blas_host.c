@@ -9,8 +9,9 @@ typedef int (*isamax_fn)(const int *, const float *, const int *);
 
 int cufort_host_isamax(int64_t n, const float *x, int64_t incx, int64_t *result)
 {
-    static isamax_fn f;
-    int st = cufort_cpu_blas_symbol("isamax_", (void **)&f);
+    static void *slot;
+    isamax_fn f;
+    int st = cufort_cpu_blas_symbol("isamax_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -25,8 +26,9 @@ typedef int (*idamax_fn)(const int *, const double *, const int *);
 
 int cufort_host_idamax(int64_t n, const double *x, int64_t incx, int64_t *result)
 {
-    static idamax_fn f;
-    int st = cufort_cpu_blas_symbol("idamax_", (void **)&f);
+    static void *slot;
+    idamax_fn f;
+    int st = cufort_cpu_blas_symbol("idamax_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -41,8 +43,9 @@ typedef int (*icamax_fn)(const int *, const cufort_cfloat *, const int *);
 
 int cufort_host_icamax(int64_t n, const cufort_cfloat *x, int64_t incx, int64_t *result)
 {
-    static icamax_fn f;
-    int st = cufort_cpu_blas_symbol("icamax_", (void **)&f);
+    static void *slot;
+    icamax_fn f;
+    int st = cufort_cpu_blas_symbol("icamax_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -57,8 +60,9 @@ typedef int (*izamax_fn)(const int *, const cufort_cdouble *, const int *);
 
 int cufort_host_izamax(int64_t n, const cufort_cdouble *x, int64_t incx, int64_t *result)
 {
-    static izamax_fn f;
-    int st = cufort_cpu_blas_symbol("izamax_", (void **)&f);
+    static void *slot;
+    izamax_fn f;
+    int st = cufort_cpu_blas_symbol("izamax_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -73,8 +77,9 @@ typedef float (*sasum_fn)(const int *, const float *, const int *);
 
 int cufort_host_sasum(int64_t n, const float *x, int64_t incx, float *result)
 {
-    static sasum_fn f;
-    int st = cufort_cpu_blas_symbol("sasum_", (void **)&f);
+    static void *slot;
+    sasum_fn f;
+    int st = cufort_cpu_blas_symbol("sasum_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -89,8 +94,9 @@ typedef double (*dasum_fn)(const int *, const double *, const int *);
 
 int cufort_host_dasum(int64_t n, const double *x, int64_t incx, double *result)
 {
-    static dasum_fn f;
-    int st = cufort_cpu_blas_symbol("dasum_", (void **)&f);
+    static void *slot;
+    dasum_fn f;
+    int st = cufort_cpu_blas_symbol("dasum_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -105,8 +111,9 @@ typedef float (*scasum_fn)(const int *, const cufort_cfloat *, const int *);
 
 int cufort_host_scasum(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
-    static scasum_fn f;
-    int st = cufort_cpu_blas_symbol("scasum_", (void **)&f);
+    static void *slot;
+    scasum_fn f;
+    int st = cufort_cpu_blas_symbol("scasum_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -121,8 +128,9 @@ typedef double (*dzasum_fn)(const int *, const cufort_cdouble *, const int *);
 
 int cufort_host_dzasum(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
-    static dzasum_fn f;
-    int st = cufort_cpu_blas_symbol("dzasum_", (void **)&f);
+    static void *slot;
+    dzasum_fn f;
+    int st = cufort_cpu_blas_symbol("dzasum_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -137,8 +145,9 @@ typedef void (*saxpy_fn)(const int *, const float *, const float *, const int *,
 
 int cufort_host_saxpy(int64_t n, float alpha, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    static saxpy_fn f;
-    int st = cufort_cpu_blas_symbol("saxpy_", (void **)&f);
+    static void *slot;
+    saxpy_fn f;
+    int st = cufort_cpu_blas_symbol("saxpy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -157,8 +166,9 @@ typedef void (*daxpy_fn)(const int *, const double *, const double *, const int 
 int cufort_host_daxpy(int64_t n, double alpha, const double *x, int64_t incx, double *y,
                       int64_t incy)
 {
-    static daxpy_fn f;
-    int st = cufort_cpu_blas_symbol("daxpy_", (void **)&f);
+    static void *slot;
+    daxpy_fn f;
+    int st = cufort_cpu_blas_symbol("daxpy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -177,8 +187,9 @@ typedef void (*caxpy_fn)(const int *, const cufort_cfloat *, const cufort_cfloat
 int cufort_host_caxpy(int64_t n, cufort_cfloat alpha, const cufort_cfloat *x, int64_t incx,
                       cufort_cfloat *y, int64_t incy)
 {
-    static caxpy_fn f;
-    int st = cufort_cpu_blas_symbol("caxpy_", (void **)&f);
+    static void *slot;
+    caxpy_fn f;
+    int st = cufort_cpu_blas_symbol("caxpy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -197,8 +208,9 @@ typedef void (*zaxpy_fn)(const int *, const cufort_cdouble *, const cufort_cdoub
 int cufort_host_zaxpy(int64_t n, cufort_cdouble alpha, const cufort_cdouble *x, int64_t incx,
                       cufort_cdouble *y, int64_t incy)
 {
-    static zaxpy_fn f;
-    int st = cufort_cpu_blas_symbol("zaxpy_", (void **)&f);
+    static void *slot;
+    zaxpy_fn f;
+    int st = cufort_cpu_blas_symbol("zaxpy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -216,8 +228,9 @@ typedef void (*scopy_fn)(const int *, const float *, const int *, float *, const
 
 int cufort_host_scopy(int64_t n, const float *x, int64_t incx, float *y, int64_t incy)
 {
-    static scopy_fn f;
-    int st = cufort_cpu_blas_symbol("scopy_", (void **)&f);
+    static void *slot;
+    scopy_fn f;
+    int st = cufort_cpu_blas_symbol("scopy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -235,8 +248,9 @@ typedef void (*dcopy_fn)(const int *, const double *, const int *, double *, con
 
 int cufort_host_dcopy(int64_t n, const double *x, int64_t incx, double *y, int64_t incy)
 {
-    static dcopy_fn f;
-    int st = cufort_cpu_blas_symbol("dcopy_", (void **)&f);
+    static void *slot;
+    dcopy_fn f;
+    int st = cufort_cpu_blas_symbol("dcopy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -255,8 +269,9 @@ typedef void (*ccopy_fn)(const int *, const cufort_cfloat *, const int *, cufort
 int cufort_host_ccopy(int64_t n, const cufort_cfloat *x, int64_t incx, cufort_cfloat *y,
                       int64_t incy)
 {
-    static ccopy_fn f;
-    int st = cufort_cpu_blas_symbol("ccopy_", (void **)&f);
+    static void *slot;
+    ccopy_fn f;
+    int st = cufort_cpu_blas_symbol("ccopy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -275,8 +290,9 @@ typedef void (*zcopy_fn)(const int *, const cufort_cdouble *, const int *, cufor
 int cufort_host_zcopy(int64_t n, const cufort_cdouble *x, int64_t incx, cufort_cdouble *y,
                       int64_t incy)
 {
-    static zcopy_fn f;
-    int st = cufort_cpu_blas_symbol("zcopy_", (void **)&f);
+    static void *slot;
+    zcopy_fn f;
+    int st = cufort_cpu_blas_symbol("zcopy_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -295,8 +311,9 @@ typedef float (*sdot_fn)(const int *, const float *, const int *, const float *,
 int cufort_host_sdot(int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
                      float *result)
 {
-    static sdot_fn f;
-    int st = cufort_cpu_blas_symbol("sdot_", (void **)&f);
+    static void *slot;
+    sdot_fn f;
+    int st = cufort_cpu_blas_symbol("sdot_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -315,8 +332,9 @@ typedef double (*ddot_fn)(const int *, const double *, const int *, const double
 int cufort_host_ddot(int64_t n, const double *x, int64_t incx, const double *y, int64_t incy,
                      double *result)
 {
-    static ddot_fn f;
-    int st = cufort_cpu_blas_symbol("ddot_", (void **)&f);
+    static void *slot;
+    ddot_fn f;
+    int st = cufort_cpu_blas_symbol("ddot_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -335,8 +353,9 @@ typedef cufort_cfloat (*cdotu_fn)(const int *, const cufort_cfloat *, const int 
 int cufort_host_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
                       int64_t incy, cufort_cfloat *result)
 {
-    static cdotu_fn f;
-    int st = cufort_cpu_blas_symbol("cdotu_", (void **)&f);
+    static void *slot;
+    cdotu_fn f;
+    int st = cufort_cpu_blas_symbol("cdotu_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -355,8 +374,9 @@ typedef cufort_cdouble (*zdotu_fn)(const int *, const cufort_cdouble *, const in
 int cufort_host_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
                       int64_t incy, cufort_cdouble *result)
 {
-    static zdotu_fn f;
-    int st = cufort_cpu_blas_symbol("zdotu_", (void **)&f);
+    static void *slot;
+    zdotu_fn f;
+    int st = cufort_cpu_blas_symbol("zdotu_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -375,8 +395,9 @@ typedef cufort_cfloat (*cdotc_fn)(const int *, const cufort_cfloat *, const int 
 int cufort_host_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
                       int64_t incy, cufort_cfloat *result)
 {
-    static cdotc_fn f;
-    int st = cufort_cpu_blas_symbol("cdotc_", (void **)&f);
+    static void *slot;
+    cdotc_fn f;
+    int st = cufort_cpu_blas_symbol("cdotc_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -395,8 +416,9 @@ typedef cufort_cdouble (*zdotc_fn)(const int *, const cufort_cdouble *, const in
 int cufort_host_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
                       int64_t incy, cufort_cdouble *result)
 {
-    static zdotc_fn f;
-    int st = cufort_cpu_blas_symbol("zdotc_", (void **)&f);
+    static void *slot;
+    zdotc_fn f;
+    int st = cufort_cpu_blas_symbol("zdotc_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -414,8 +436,9 @@ typedef float (*snrm2_fn)(const int *, const float *, const int *);
 
 int cufort_host_snrm2(int64_t n, const float *x, int64_t incx, float *result)
 {
-    static snrm2_fn f;
-    int st = cufort_cpu_blas_symbol("snrm2_", (void **)&f);
+    static void *slot;
+    snrm2_fn f;
+    int st = cufort_cpu_blas_symbol("snrm2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -430,8 +453,9 @@ typedef double (*dnrm2_fn)(const int *, const double *, const int *);
 
 int cufort_host_dnrm2(int64_t n, const double *x, int64_t incx, double *result)
 {
-    static dnrm2_fn f;
-    int st = cufort_cpu_blas_symbol("dnrm2_", (void **)&f);
+    static void *slot;
+    dnrm2_fn f;
+    int st = cufort_cpu_blas_symbol("dnrm2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -446,8 +470,9 @@ typedef float (*scnrm2_fn)(const int *, const cufort_cfloat *, const int *);
 
 int cufort_host_scnrm2(int64_t n, const cufort_cfloat *x, int64_t incx, float *result)
 {
-    static scnrm2_fn f;
-    int st = cufort_cpu_blas_symbol("scnrm2_", (void **)&f);
+    static void *slot;
+    scnrm2_fn f;
+    int st = cufort_cpu_blas_symbol("scnrm2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -462,8 +487,9 @@ typedef double (*dznrm2_fn)(const int *, const cufort_cdouble *, const int *);
 
 int cufort_host_dznrm2(int64_t n, const cufort_cdouble *x, int64_t incx, double *result)
 {
-    static dznrm2_fn f;
-    int st = cufort_cpu_blas_symbol("dznrm2_", (void **)&f);
+    static void *slot;
+    dznrm2_fn f;
+    int st = cufort_cpu_blas_symbol("dznrm2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -478,8 +504,9 @@ typedef void (*srot_fn)(const int *, float *, const int *, float *, const int *,
 
 int cufort_host_srot(int64_t n, float *x, int64_t incx, float *y, int64_t incy, float c, float s)
 {
-    static srot_fn f;
-    int st = cufort_cpu_blas_symbol("srot_", (void **)&f);
+    static void *slot;
+    srot_fn f;
+    int st = cufort_cpu_blas_symbol("srot_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -497,8 +524,9 @@ typedef void (*drot_fn)(const int *, double *, const int *, double *, const int 
 
 int cufort_host_drot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
 {
-    static drot_fn f;
-    int st = cufort_cpu_blas_symbol("drot_", (void **)&f);
+    static void *slot;
+    drot_fn f;
+    int st = cufort_cpu_blas_symbol("drot_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -517,8 +545,9 @@ typedef void (*csrot_fn)(const int *, cufort_cfloat *, const int *, cufort_cfloa
 int cufort_host_csrot(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy,
                       float c, float s)
 {
-    static csrot_fn f;
-    int st = cufort_cpu_blas_symbol("csrot_", (void **)&f);
+    static void *slot;
+    csrot_fn f;
+    int st = cufort_cpu_blas_symbol("csrot_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -537,8 +566,9 @@ typedef void (*zdrot_fn)(const int *, cufort_cdouble *, const int *, cufort_cdou
 int cufort_host_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy,
                       double c, double s)
 {
-    static zdrot_fn f;
-    int st = cufort_cpu_blas_symbol("zdrot_", (void **)&f);
+    static void *slot;
+    zdrot_fn f;
+    int st = cufort_cpu_blas_symbol("zdrot_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -556,8 +586,9 @@ typedef void (*srotg_fn)(float *, float *, float *, float *);
 
 int cufort_host_srotg(float *a, float *b, float *c, float *s)
 {
-    static srotg_fn f;
-    int st = cufort_cpu_blas_symbol("srotg_", (void **)&f);
+    static void *slot;
+    srotg_fn f;
+    int st = cufort_cpu_blas_symbol("srotg_", &slot, (void **)&f);
     if (st) return st;
     f(a, b, c, s);
     return CUFORT_SUCCESS;
@@ -567,8 +598,9 @@ typedef void (*drotg_fn)(double *, double *, double *, double *);
 
 int cufort_host_drotg(double *a, double *b, double *c, double *s)
 {
-    static drotg_fn f;
-    int st = cufort_cpu_blas_symbol("drotg_", (void **)&f);
+    static void *slot;
+    drotg_fn f;
+    int st = cufort_cpu_blas_symbol("drotg_", &slot, (void **)&f);
     if (st) return st;
     f(a, b, c, s);
     return CUFORT_SUCCESS;
@@ -578,8 +610,9 @@ typedef void (*crotg_fn)(cufort_cfloat *, cufort_cfloat *, float *, cufort_cfloa
 
 int cufort_host_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 {
-    static crotg_fn f;
-    int st = cufort_cpu_blas_symbol("crotg_", (void **)&f);
+    static void *slot;
+    crotg_fn f;
+    int st = cufort_cpu_blas_symbol("crotg_", &slot, (void **)&f);
     if (st) return st;
     f(a, b, c, s);
     return CUFORT_SUCCESS;
@@ -589,8 +622,9 @@ typedef void (*zrotg_fn)(cufort_cdouble *, cufort_cdouble *, double *, cufort_cd
 
 int cufort_host_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
 {
-    static zrotg_fn f;
-    int st = cufort_cpu_blas_symbol("zrotg_", (void **)&f);
+    static void *slot;
+    zrotg_fn f;
+    int st = cufort_cpu_blas_symbol("zrotg_", &slot, (void **)&f);
     if (st) return st;
     f(a, b, c, s);
     return CUFORT_SUCCESS;
@@ -600,8 +634,9 @@ typedef void (*srotm_fn)(const int *, float *, const int *, float *, const int *
 
 int cufort_host_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
 {
-    static srotm_fn f;
-    int st = cufort_cpu_blas_symbol("srotm_", (void **)&f);
+    static void *slot;
+    srotm_fn f;
+    int st = cufort_cpu_blas_symbol("srotm_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -620,8 +655,9 @@ typedef void (*drotm_fn)(const int *, double *, const int *, double *, const int
 int cufort_host_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t incy,
                       const double *param)
 {
-    static drotm_fn f;
-    int st = cufort_cpu_blas_symbol("drotm_", (void **)&f);
+    static void *slot;
+    drotm_fn f;
+    int st = cufort_cpu_blas_symbol("drotm_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -639,8 +675,9 @@ typedef void (*srotmg_fn)(float *, float *, float *, const float *, float *);
 
 int cufort_host_srotmg(float *d1, float *d2, float *x1, const float *y1, float *param)
 {
-    static srotmg_fn f;
-    int st = cufort_cpu_blas_symbol("srotmg_", (void **)&f);
+    static void *slot;
+    srotmg_fn f;
+    int st = cufort_cpu_blas_symbol("srotmg_", &slot, (void **)&f);
     if (st) return st;
     f(d1, d2, x1, y1, param);
     return CUFORT_SUCCESS;
@@ -650,8 +687,9 @@ typedef void (*drotmg_fn)(double *, double *, double *, const double *, double *
 
 int cufort_host_drotmg(double *d1, double *d2, double *x1, const double *y1, double *param)
 {
-    static drotmg_fn f;
-    int st = cufort_cpu_blas_symbol("drotmg_", (void **)&f);
+    static void *slot;
+    drotmg_fn f;
+    int st = cufort_cpu_blas_symbol("drotmg_", &slot, (void **)&f);
     if (st) return st;
     f(d1, d2, x1, y1, param);
     return CUFORT_SUCCESS;
@@ -661,8 +699,9 @@ typedef void (*sscal_fn)(const int *, const float *, float *, const int *);
 
 int cufort_host_sscal(int64_t n, float alpha, float *x, int64_t incx)
 {
-    static sscal_fn f;
-    int st = cufort_cpu_blas_symbol("sscal_", (void **)&f);
+    static void *slot;
+    sscal_fn f;
+    int st = cufort_cpu_blas_symbol("sscal_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -677,8 +716,9 @@ typedef void (*dscal_fn)(const int *, const double *, double *, const int *);
 
 int cufort_host_dscal(int64_t n, double alpha, double *x, int64_t incx)
 {
-    static dscal_fn f;
-    int st = cufort_cpu_blas_symbol("dscal_", (void **)&f);
+    static void *slot;
+    dscal_fn f;
+    int st = cufort_cpu_blas_symbol("dscal_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -693,8 +733,9 @@ typedef void (*cscal_fn)(const int *, const cufort_cfloat *, cufort_cfloat *, co
 
 int cufort_host_cscal(int64_t n, cufort_cfloat alpha, cufort_cfloat *x, int64_t incx)
 {
-    static cscal_fn f;
-    int st = cufort_cpu_blas_symbol("cscal_", (void **)&f);
+    static void *slot;
+    cscal_fn f;
+    int st = cufort_cpu_blas_symbol("cscal_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -709,8 +750,9 @@ typedef void (*zscal_fn)(const int *, const cufort_cdouble *, cufort_cdouble *, 
 
 int cufort_host_zscal(int64_t n, cufort_cdouble alpha, cufort_cdouble *x, int64_t incx)
 {
-    static zscal_fn f;
-    int st = cufort_cpu_blas_symbol("zscal_", (void **)&f);
+    static void *slot;
+    zscal_fn f;
+    int st = cufort_cpu_blas_symbol("zscal_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -725,8 +767,9 @@ typedef void (*csscal_fn)(const int *, const float *, cufort_cfloat *, const int
 
 int cufort_host_csscal(int64_t n, float alpha, cufort_cfloat *x, int64_t incx)
 {
-    static csscal_fn f;
-    int st = cufort_cpu_blas_symbol("csscal_", (void **)&f);
+    static void *slot;
+    csscal_fn f;
+    int st = cufort_cpu_blas_symbol("csscal_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -741,8 +784,9 @@ typedef void (*zdscal_fn)(const int *, const double *, cufort_cdouble *, const i
 
 int cufort_host_zdscal(int64_t n, double alpha, cufort_cdouble *x, int64_t incx)
 {
-    static zdscal_fn f;
-    int st = cufort_cpu_blas_symbol("zdscal_", (void **)&f);
+    static void *slot;
+    zdscal_fn f;
+    int st = cufort_cpu_blas_symbol("zdscal_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -757,8 +801,9 @@ typedef void (*sswap_fn)(const int *, float *, const int *, float *, const int *
 
 int cufort_host_sswap(int64_t n, float *x, int64_t incx, float *y, int64_t incy)
 {
-    static sswap_fn f;
-    int st = cufort_cpu_blas_symbol("sswap_", (void **)&f);
+    static void *slot;
+    sswap_fn f;
+    int st = cufort_cpu_blas_symbol("sswap_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -776,8 +821,9 @@ typedef void (*dswap_fn)(const int *, double *, const int *, double *, const int
 
 int cufort_host_dswap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
 {
-    static dswap_fn f;
-    int st = cufort_cpu_blas_symbol("dswap_", (void **)&f);
+    static void *slot;
+    dswap_fn f;
+    int st = cufort_cpu_blas_symbol("dswap_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -795,8 +841,9 @@ typedef void (*cswap_fn)(const int *, cufort_cfloat *, const int *, cufort_cfloa
 
 int cufort_host_cswap(int64_t n, cufort_cfloat *x, int64_t incx, cufort_cfloat *y, int64_t incy)
 {
-    static cswap_fn f;
-    int st = cufort_cpu_blas_symbol("cswap_", (void **)&f);
+    static void *slot;
+    cswap_fn f;
+    int st = cufort_cpu_blas_symbol("cswap_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -814,8 +861,9 @@ typedef void (*zswap_fn)(const int *, cufort_cdouble *, const int *, cufort_cdou
 
 int cufort_host_zswap(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble *y, int64_t incy)
 {
-    static zswap_fn f;
-    int st = cufort_cpu_blas_symbol("zswap_", (void **)&f);
+    static void *slot;
+    zswap_fn f;
+    int st = cufort_cpu_blas_symbol("zswap_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -835,8 +883,9 @@ int cufort_host_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       const float *A, int64_t lda, const float *x, int64_t incx, float beta,
                       float *y, int64_t incy)
 {
-    static sgbmv_fn f;
-    int st = cufort_cpu_blas_symbol("sgbmv_", (void **)&f);
+    static void *slot;
+    sgbmv_fn f;
+    int st = cufort_cpu_blas_symbol("sgbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -864,8 +913,9 @@ int cufort_host_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       const double *A, int64_t lda, const double *x, int64_t incx, double beta,
                       double *y, int64_t incy)
 {
-    static dgbmv_fn f;
-    int st = cufort_cpu_blas_symbol("dgbmv_", (void **)&f);
+    static void *slot;
+    dgbmv_fn f;
+    int st = cufort_cpu_blas_symbol("dgbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -893,8 +943,9 @@ int cufort_host_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       const cufort_cfloat *A, int64_t lda, const cufort_cfloat *x, int64_t incx,
                       cufort_cfloat beta, cufort_cfloat *y, int64_t incy)
 {
-    static cgbmv_fn f;
-    int st = cufort_cpu_blas_symbol("cgbmv_", (void **)&f);
+    static void *slot;
+    cgbmv_fn f;
+    int st = cufort_cpu_blas_symbol("cgbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -922,8 +973,9 @@ int cufort_host_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
                       const cufort_cdouble *A, int64_t lda, const cufort_cdouble *x, int64_t incx,
                       cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
-    static zgbmv_fn f;
-    int st = cufort_cpu_blas_symbol("zgbmv_", (void **)&f);
+    static void *slot;
+    zgbmv_fn f;
+    int st = cufort_cpu_blas_symbol("zgbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -950,8 +1002,9 @@ typedef void (*sgemv_fn)(const char *, const int *, const int *, const float *, 
 int cufort_host_sgemv(char trans, int64_t m, int64_t n, float alpha, const float *A, int64_t lda,
                       const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
-    static sgemv_fn f;
-    int st = cufort_cpu_blas_symbol("sgemv_", (void **)&f);
+    static void *slot;
+    sgemv_fn f;
+    int st = cufort_cpu_blas_symbol("sgemv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -974,8 +1027,9 @@ typedef void (*dgemv_fn)(const char *, const int *, const int *, const double *,
 int cufort_host_dgemv(char trans, int64_t m, int64_t n, double alpha, const double *A, int64_t lda,
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
-    static dgemv_fn f;
-    int st = cufort_cpu_blas_symbol("dgemv_", (void **)&f);
+    static void *slot;
+    dgemv_fn f;
+    int st = cufort_cpu_blas_symbol("dgemv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -999,8 +1053,9 @@ int cufort_host_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
                       int64_t lda, const cufort_cfloat *x, int64_t incx, cufort_cfloat beta,
                       cufort_cfloat *y, int64_t incy)
 {
-    static cgemv_fn f;
-    int st = cufort_cpu_blas_symbol("cgemv_", (void **)&f);
+    static void *slot;
+    cgemv_fn f;
+    int st = cufort_cpu_blas_symbol("cgemv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -1024,8 +1079,9 @@ int cufort_host_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
                       const cufort_cdouble *A, int64_t lda, const cufort_cdouble *x, int64_t incx,
                       cufort_cdouble beta, cufort_cdouble *y, int64_t incy)
 {
-    static zgemv_fn f;
-    int st = cufort_cpu_blas_symbol("zgemv_", (void **)&f);
+    static void *slot;
+    zgemv_fn f;
+    int st = cufort_cpu_blas_symbol("zgemv_", &slot, (void **)&f);
     if (st) return st;
     if ((NOTR(trans) ? n : m) <= 1) incx = 1;
     if ((NOTR(trans) ? m : n) <= 1) incy = 1;
@@ -1048,8 +1104,9 @@ typedef void (*sger_fn)(const int *, const int *, const float *, const float *, 
 int cufort_host_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t incx, const float *y,
                      int64_t incy, float *A, int64_t lda)
 {
-    static sger_fn f;
-    int st = cufort_cpu_blas_symbol("sger_", (void **)&f);
+    static void *slot;
+    sger_fn f;
+    int st = cufort_cpu_blas_symbol("sger_", &slot, (void **)&f);
     if (st) return st;
     if ((m) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1072,8 +1129,9 @@ typedef void (*dger_fn)(const int *, const int *, const double *, const double *
 int cufort_host_dger(int64_t m, int64_t n, double alpha, const double *x, int64_t incx,
                      const double *y, int64_t incy, double *A, int64_t lda)
 {
-    static dger_fn f;
-    int st = cufort_cpu_blas_symbol("dger_", (void **)&f);
+    static void *slot;
+    dger_fn f;
+    int st = cufort_cpu_blas_symbol("dger_", &slot, (void **)&f);
     if (st) return st;
     if ((m) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1097,8 +1155,9 @@ int cufort_host_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incx, const cufort_cfloat *y, int64_t incy, cufort_cfloat *A,
                       int64_t lda)
 {
-    static cgeru_fn f;
-    int st = cufort_cpu_blas_symbol("cgeru_", (void **)&f);
+    static void *slot;
+    cgeru_fn f;
+    int st = cufort_cpu_blas_symbol("cgeru_", &slot, (void **)&f);
     if (st) return st;
     if ((m) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1122,8 +1181,9 @@ int cufort_host_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incx, const cufort_cfloat *y, int64_t incy, cufort_cfloat *A,
                       int64_t lda)
 {
-    static cgerc_fn f;
-    int st = cufort_cpu_blas_symbol("cgerc_", (void **)&f);
+    static void *slot;
+    cgerc_fn f;
+    int st = cufort_cpu_blas_symbol("cgerc_", &slot, (void **)&f);
     if (st) return st;
     if ((m) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1147,8 +1207,9 @@ int cufort_host_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incx, const cufort_cdouble *y, int64_t incy, cufort_cdouble *A,
                       int64_t lda)
 {
-    static zgeru_fn f;
-    int st = cufort_cpu_blas_symbol("zgeru_", (void **)&f);
+    static void *slot;
+    zgeru_fn f;
+    int st = cufort_cpu_blas_symbol("zgeru_", &slot, (void **)&f);
     if (st) return st;
     if ((m) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1172,8 +1233,9 @@ int cufort_host_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incx, const cufort_cdouble *y, int64_t incy, cufort_cdouble *A,
                       int64_t lda)
 {
-    static zgerc_fn f;
-    int st = cufort_cpu_blas_symbol("zgerc_", (void **)&f);
+    static void *slot;
+    zgerc_fn f;
+    int st = cufort_cpu_blas_symbol("zgerc_", &slot, (void **)&f);
     if (st) return st;
     if ((m) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1196,8 +1258,9 @@ typedef void (*ssbmv_fn)(const char *, const int *, const int *, const float *, 
 int cufort_host_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
                       const float *x, int64_t incx, float beta, float *y, int64_t incy)
 {
-    static ssbmv_fn f;
-    int st = cufort_cpu_blas_symbol("ssbmv_", (void **)&f);
+    static void *slot;
+    ssbmv_fn f;
+    int st = cufort_cpu_blas_symbol("ssbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1220,8 +1283,9 @@ typedef void (*dsbmv_fn)(const char *, const int *, const int *, const double *,
 int cufort_host_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const double *A, int64_t lda,
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
-    static dsbmv_fn f;
-    int st = cufort_cpu_blas_symbol("dsbmv_", (void **)&f);
+    static void *slot;
+    dsbmv_fn f;
+    int st = cufort_cpu_blas_symbol("dsbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1244,8 +1308,9 @@ typedef void (*sspmv_fn)(const char *, const int *, const float *, const float *
 int cufort_host_sspmv(char uplo, int64_t n, float alpha, const float *AP, const float *x,
                       int64_t incx, float beta, float *y, int64_t incy)
 {
-    static sspmv_fn f;
-    int st = cufort_cpu_blas_symbol("sspmv_", (void **)&f);
+    static void *slot;
+    sspmv_fn f;
+    int st = cufort_cpu_blas_symbol("sspmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1264,8 +1329,9 @@ typedef void (*dspmv_fn)(const char *, const int *, const double *, const double
 int cufort_host_dspmv(char uplo, int64_t n, double alpha, const double *AP, const double *x,
                       int64_t incx, double beta, double *y, int64_t incy)
 {
-    static dspmv_fn f;
-    int st = cufort_cpu_blas_symbol("dspmv_", (void **)&f);
+    static void *slot;
+    dspmv_fn f;
+    int st = cufort_cpu_blas_symbol("dspmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1283,8 +1349,9 @@ typedef void (*sspr_fn)(const char *, const int *, const float *, const float *,
 
 int cufort_host_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *AP)
 {
-    static sspr_fn f;
-    int st = cufort_cpu_blas_symbol("sspr_", (void **)&f);
+    static void *slot;
+    sspr_fn f;
+    int st = cufort_cpu_blas_symbol("sspr_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1299,8 +1366,9 @@ typedef void (*dspr_fn)(const char *, const int *, const double *, const double 
 
 int cufort_host_dspr(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *AP)
 {
-    static dspr_fn f;
-    int st = cufort_cpu_blas_symbol("dspr_", (void **)&f);
+    static void *slot;
+    dspr_fn f;
+    int st = cufort_cpu_blas_symbol("dspr_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1316,8 +1384,9 @@ typedef void (*sspr2_fn)(const char *, const int *, const float *, const float *
 int cufort_host_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
                       const float *y, int64_t incy, float *AP)
 {
-    static sspr2_fn f;
-    int st = cufort_cpu_blas_symbol("sspr2_", (void **)&f);
+    static void *slot;
+    sspr2_fn f;
+    int st = cufort_cpu_blas_symbol("sspr2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1336,8 +1405,9 @@ typedef void (*dspr2_fn)(const char *, const int *, const double *, const double
 int cufort_host_dspr2(char uplo, int64_t n, double alpha, const double *x, int64_t incx,
                       const double *y, int64_t incy, double *AP)
 {
-    static dspr2_fn f;
-    int st = cufort_cpu_blas_symbol("dspr2_", (void **)&f);
+    static void *slot;
+    dspr2_fn f;
+    int st = cufort_cpu_blas_symbol("dspr2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1356,8 +1426,9 @@ typedef void (*ssymv_fn)(const char *, const int *, const float *, const float *
 int cufort_host_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t lda, const float *x,
                       int64_t incx, float beta, float *y, int64_t incy)
 {
-    static ssymv_fn f;
-    int st = cufort_cpu_blas_symbol("ssymv_", (void **)&f);
+    static void *slot;
+    ssymv_fn f;
+    int st = cufort_cpu_blas_symbol("ssymv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1378,8 +1449,9 @@ typedef void (*dsymv_fn)(const char *, const int *, const double *, const double
 int cufort_host_dsymv(char uplo, int64_t n, double alpha, const double *A, int64_t lda,
                       const double *x, int64_t incx, double beta, double *y, int64_t incy)
 {
-    static dsymv_fn f;
-    int st = cufort_cpu_blas_symbol("dsymv_", (void **)&f);
+    static void *slot;
+    dsymv_fn f;
+    int st = cufort_cpu_blas_symbol("dsymv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1400,8 +1472,9 @@ typedef void (*ssyr_fn)(const char *, const int *, const float *, const float *,
 int cufort_host_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t incx, float *A,
                      int64_t lda)
 {
-    static ssyr_fn f;
-    int st = cufort_cpu_blas_symbol("ssyr_", (void **)&f);
+    static void *slot;
+    ssyr_fn f;
+    int st = cufort_cpu_blas_symbol("ssyr_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1419,8 +1492,9 @@ typedef void (*dsyr_fn)(const char *, const int *, const double *, const double 
 int cufort_host_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_t incx, double *A,
                      int64_t lda)
 {
-    static dsyr_fn f;
-    int st = cufort_cpu_blas_symbol("dsyr_", (void **)&f);
+    static void *slot;
+    dsyr_fn f;
+    int st = cufort_cpu_blas_symbol("dsyr_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1438,8 +1512,9 @@ typedef void (*ssyr2_fn)(const char *, const int *, const float *, const float *
 int cufort_host_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t incx,
                       const float *y, int64_t incy, float *A, int64_t lda)
 {
-    static ssyr2_fn f;
-    int st = cufort_cpu_blas_symbol("ssyr2_", (void **)&f);
+    static void *slot;
+    ssyr2_fn f;
+    int st = cufort_cpu_blas_symbol("ssyr2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1460,8 +1535,9 @@ typedef void (*dsyr2_fn)(const char *, const int *, const double *, const double
 int cufort_host_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64_t incx,
                       const double *y, int64_t incy, double *A, int64_t lda)
 {
-    static dsyr2_fn f;
-    int st = cufort_cpu_blas_symbol("dsyr2_", (void **)&f);
+    static void *slot;
+    dsyr2_fn f;
+    int st = cufort_cpu_blas_symbol("dsyr2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1482,8 +1558,9 @@ typedef void (*stbmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const float *A,
                       int64_t lda, float *x, int64_t incx)
 {
-    static stbmv_fn f;
-    int st = cufort_cpu_blas_symbol("stbmv_", (void **)&f);
+    static void *slot;
+    stbmv_fn f;
+    int st = cufort_cpu_blas_symbol("stbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1503,8 +1580,9 @@ typedef void (*dtbmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const double *A,
                       int64_t lda, double *x, int64_t incx)
 {
-    static dtbmv_fn f;
-    int st = cufort_cpu_blas_symbol("dtbmv_", (void **)&f);
+    static void *slot;
+    dtbmv_fn f;
+    int st = cufort_cpu_blas_symbol("dtbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1524,8 +1602,9 @@ typedef void (*ctbmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, const cufort_cfloat *A,
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
-    static ctbmv_fn f;
-    int st = cufort_cpu_blas_symbol("ctbmv_", (void **)&f);
+    static void *slot;
+    ctbmv_fn f;
+    int st = cufort_cpu_blas_symbol("ctbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1545,8 +1624,9 @@ typedef void (*ztbmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k,
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble *x, int64_t incx)
 {
-    static ztbmv_fn f;
-    int st = cufort_cpu_blas_symbol("ztbmv_", (void **)&f);
+    static void *slot;
+    ztbmv_fn f;
+    int st = cufort_cpu_blas_symbol("ztbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1566,8 +1646,9 @@ typedef void (*stbsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const float *A,
                       int64_t lda, float *x, int64_t incx)
 {
-    static stbsv_fn f;
-    int st = cufort_cpu_blas_symbol("stbsv_", (void **)&f);
+    static void *slot;
+    stbsv_fn f;
+    int st = cufort_cpu_blas_symbol("stbsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1587,8 +1668,9 @@ typedef void (*dtbsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const double *A,
                       int64_t lda, double *x, int64_t incx)
 {
-    static dtbsv_fn f;
-    int st = cufort_cpu_blas_symbol("dtbsv_", (void **)&f);
+    static void *slot;
+    dtbsv_fn f;
+    int st = cufort_cpu_blas_symbol("dtbsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1608,8 +1690,9 @@ typedef void (*ctbsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, const cufort_cfloat *A,
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
-    static ctbsv_fn f;
-    int st = cufort_cpu_blas_symbol("ctbsv_", (void **)&f);
+    static void *slot;
+    ctbsv_fn f;
+    int st = cufort_cpu_blas_symbol("ctbsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1629,8 +1712,9 @@ typedef void (*ztbsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k,
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble *x, int64_t incx)
 {
-    static ztbsv_fn f;
-    int st = cufort_cpu_blas_symbol("ztbsv_", (void **)&f);
+    static void *slot;
+    ztbsv_fn f;
+    int st = cufort_cpu_blas_symbol("ztbsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1650,8 +1734,9 @@ typedef void (*stpmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_stpmv(char uplo, char trans, char diag, int64_t n, const float *AP, float *x,
                       int64_t incx)
 {
-    static stpmv_fn f;
-    int st = cufort_cpu_blas_symbol("stpmv_", (void **)&f);
+    static void *slot;
+    stpmv_fn f;
+    int st = cufort_cpu_blas_symbol("stpmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1667,8 +1752,9 @@ typedef void (*dtpmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_dtpmv(char uplo, char trans, char diag, int64_t n, const double *AP, double *x,
                       int64_t incx)
 {
-    static dtpmv_fn f;
-    int st = cufort_cpu_blas_symbol("dtpmv_", (void **)&f);
+    static void *slot;
+    dtpmv_fn f;
+    int st = cufort_cpu_blas_symbol("dtpmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1684,8 +1770,9 @@ typedef void (*ctpmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *AP,
                       cufort_cfloat *x, int64_t incx)
 {
-    static ctpmv_fn f;
-    int st = cufort_cpu_blas_symbol("ctpmv_", (void **)&f);
+    static void *slot;
+    ctpmv_fn f;
+    int st = cufort_cpu_blas_symbol("ctpmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1701,8 +1788,9 @@ typedef void (*ztpmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *AP,
                       cufort_cdouble *x, int64_t incx)
 {
-    static ztpmv_fn f;
-    int st = cufort_cpu_blas_symbol("ztpmv_", (void **)&f);
+    static void *slot;
+    ztpmv_fn f;
+    int st = cufort_cpu_blas_symbol("ztpmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1718,8 +1806,9 @@ typedef void (*stpsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_stpsv(char uplo, char trans, char diag, int64_t n, const float *AP, float *x,
                       int64_t incx)
 {
-    static stpsv_fn f;
-    int st = cufort_cpu_blas_symbol("stpsv_", (void **)&f);
+    static void *slot;
+    stpsv_fn f;
+    int st = cufort_cpu_blas_symbol("stpsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1735,8 +1824,9 @@ typedef void (*dtpsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_dtpsv(char uplo, char trans, char diag, int64_t n, const double *AP, double *x,
                       int64_t incx)
 {
-    static dtpsv_fn f;
-    int st = cufort_cpu_blas_symbol("dtpsv_", (void **)&f);
+    static void *slot;
+    dtpsv_fn f;
+    int st = cufort_cpu_blas_symbol("dtpsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1752,8 +1842,9 @@ typedef void (*ctpsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *AP,
                       cufort_cfloat *x, int64_t incx)
 {
-    static ctpsv_fn f;
-    int st = cufort_cpu_blas_symbol("ctpsv_", (void **)&f);
+    static void *slot;
+    ctpsv_fn f;
+    int st = cufort_cpu_blas_symbol("ctpsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1769,8 +1860,9 @@ typedef void (*ztpsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *AP,
                       cufort_cdouble *x, int64_t incx)
 {
-    static ztpsv_fn f;
-    int st = cufort_cpu_blas_symbol("ztpsv_", (void **)&f);
+    static void *slot;
+    ztpsv_fn f;
+    int st = cufort_cpu_blas_symbol("ztpsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1786,8 +1878,9 @@ typedef void (*strmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_strmv(char uplo, char trans, char diag, int64_t n, const float *A, int64_t lda,
                       float *x, int64_t incx)
 {
-    static strmv_fn f;
-    int st = cufort_cpu_blas_symbol("strmv_", (void **)&f);
+    static void *slot;
+    strmv_fn f;
+    int st = cufort_cpu_blas_symbol("strmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1805,8 +1898,9 @@ typedef void (*dtrmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_dtrmv(char uplo, char trans, char diag, int64_t n, const double *A, int64_t lda,
                       double *x, int64_t incx)
 {
-    static dtrmv_fn f;
-    int st = cufort_cpu_blas_symbol("dtrmv_", (void **)&f);
+    static void *slot;
+    dtrmv_fn f;
+    int st = cufort_cpu_blas_symbol("dtrmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1824,8 +1918,9 @@ typedef void (*ctrmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *A,
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
-    static ctrmv_fn f;
-    int st = cufort_cpu_blas_symbol("ctrmv_", (void **)&f);
+    static void *slot;
+    ctrmv_fn f;
+    int st = cufort_cpu_blas_symbol("ctrmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1843,8 +1938,9 @@ typedef void (*ztrmv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *A,
                       int64_t lda, cufort_cdouble *x, int64_t incx)
 {
-    static ztrmv_fn f;
-    int st = cufort_cpu_blas_symbol("ztrmv_", (void **)&f);
+    static void *slot;
+    ztrmv_fn f;
+    int st = cufort_cpu_blas_symbol("ztrmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1862,8 +1958,9 @@ typedef void (*strsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_strsv(char uplo, char trans, char diag, int64_t n, const float *A, int64_t lda,
                       float *x, int64_t incx)
 {
-    static strsv_fn f;
-    int st = cufort_cpu_blas_symbol("strsv_", (void **)&f);
+    static void *slot;
+    strsv_fn f;
+    int st = cufort_cpu_blas_symbol("strsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1881,8 +1978,9 @@ typedef void (*dtrsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_dtrsv(char uplo, char trans, char diag, int64_t n, const double *A, int64_t lda,
                       double *x, int64_t incx)
 {
-    static dtrsv_fn f;
-    int st = cufort_cpu_blas_symbol("dtrsv_", (void **)&f);
+    static void *slot;
+    dtrsv_fn f;
+    int st = cufort_cpu_blas_symbol("dtrsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1900,8 +1998,9 @@ typedef void (*ctrsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_cfloat *A,
                       int64_t lda, cufort_cfloat *x, int64_t incx)
 {
-    static ctrsv_fn f;
-    int st = cufort_cpu_blas_symbol("ctrsv_", (void **)&f);
+    static void *slot;
+    ctrsv_fn f;
+    int st = cufort_cpu_blas_symbol("ctrsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1919,8 +2018,9 @@ typedef void (*ztrsv_fn)(const char *, const char *, const char *, const int *, 
 int cufort_host_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_cdouble *A,
                       int64_t lda, cufort_cdouble *x, int64_t incx)
 {
-    static ztrsv_fn f;
-    int st = cufort_cpu_blas_symbol("ztrsv_", (void **)&f);
+    static void *slot;
+    ztrsv_fn f;
+    int st = cufort_cpu_blas_symbol("ztrsv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -1939,8 +2039,9 @@ int cufort_host_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       const cufort_cfloat *x, int64_t incx, cufort_cfloat beta, cufort_cfloat *y,
                       int64_t incy)
 {
-    static chemv_fn f;
-    int st = cufort_cpu_blas_symbol("chemv_", (void **)&f);
+    static void *slot;
+    chemv_fn f;
+    int st = cufort_cpu_blas_symbol("chemv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1962,8 +2063,9 @@ int cufort_host_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t lda, const cufort_cdouble *x, int64_t incx, cufort_cdouble beta,
                       cufort_cdouble *y, int64_t incy)
 {
-    static zhemv_fn f;
-    int st = cufort_cpu_blas_symbol("zhemv_", (void **)&f);
+    static void *slot;
+    zhemv_fn f;
+    int st = cufort_cpu_blas_symbol("zhemv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -1985,8 +2087,9 @@ int cufort_host_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
                       int64_t lda, const cufort_cfloat *x, int64_t incx, cufort_cfloat beta,
                       cufort_cfloat *y, int64_t incy)
 {
-    static chbmv_fn f;
-    int st = cufort_cpu_blas_symbol("chbmv_", (void **)&f);
+    static void *slot;
+    chbmv_fn f;
+    int st = cufort_cpu_blas_symbol("chbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2010,8 +2113,9 @@ int cufort_host_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
                       int64_t lda, const cufort_cdouble *x, int64_t incx, cufort_cdouble beta,
                       cufort_cdouble *y, int64_t incy)
 {
-    static zhbmv_fn f;
-    int st = cufort_cpu_blas_symbol("zhbmv_", (void **)&f);
+    static void *slot;
+    zhbmv_fn f;
+    int st = cufort_cpu_blas_symbol("zhbmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2035,8 +2139,9 @@ int cufort_host_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       const cufort_cfloat *x, int64_t incx, cufort_cfloat beta, cufort_cfloat *y,
                       int64_t incy)
 {
-    static chpmv_fn f;
-    int st = cufort_cpu_blas_symbol("chpmv_", (void **)&f);
+    static void *slot;
+    chpmv_fn f;
+    int st = cufort_cpu_blas_symbol("chpmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2056,8 +2161,9 @@ int cufort_host_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       const cufort_cdouble *x, int64_t incx, cufort_cdouble beta, cufort_cdouble *y,
                       int64_t incy)
 {
-    static zhpmv_fn f;
-    int st = cufort_cpu_blas_symbol("zhpmv_", (void **)&f);
+    static void *slot;
+    zhpmv_fn f;
+    int st = cufort_cpu_blas_symbol("zhpmv_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2076,8 +2182,9 @@ typedef void (*cher_fn)(const char *, const int *, const float *, const cufort_c
 int cufort_host_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64_t incx,
                      cufort_cfloat *A, int64_t lda)
 {
-    static cher_fn f;
-    int st = cufort_cpu_blas_symbol("cher_", (void **)&f);
+    static void *slot;
+    cher_fn f;
+    int st = cufort_cpu_blas_symbol("cher_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -2095,8 +2202,9 @@ typedef void (*zher_fn)(const char *, const int *, const double *, const cufort_
 int cufort_host_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int64_t incx,
                      cufort_cdouble *A, int64_t lda)
 {
-    static zher_fn f;
-    int st = cufort_cpu_blas_symbol("zher_", (void **)&f);
+    static void *slot;
+    zher_fn f;
+    int st = cufort_cpu_blas_symbol("zher_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -2115,8 +2223,9 @@ int cufort_host_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
                       int64_t incx, const cufort_cfloat *y, int64_t incy, cufort_cfloat *A,
                       int64_t lda)
 {
-    static cher2_fn f;
-    int st = cufort_cpu_blas_symbol("cher2_", (void **)&f);
+    static void *slot;
+    cher2_fn f;
+    int st = cufort_cpu_blas_symbol("cher2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2138,8 +2247,9 @@ int cufort_host_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
                       int64_t incx, const cufort_cdouble *y, int64_t incy, cufort_cdouble *A,
                       int64_t lda)
 {
-    static zher2_fn f;
-    int st = cufort_cpu_blas_symbol("zher2_", (void **)&f);
+    static void *slot;
+    zher2_fn f;
+    int st = cufort_cpu_blas_symbol("zher2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2160,8 +2270,9 @@ typedef void (*chpr_fn)(const char *, const int *, const float *, const cufort_c
 int cufort_host_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, int64_t incx,
                      cufort_cfloat *AP)
 {
-    static chpr_fn f;
-    int st = cufort_cpu_blas_symbol("chpr_", (void **)&f);
+    static void *slot;
+    chpr_fn f;
+    int st = cufort_cpu_blas_symbol("chpr_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -2177,8 +2288,9 @@ typedef void (*zhpr_fn)(const char *, const int *, const double *, const cufort_
 int cufort_host_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x, int64_t incx,
                      cufort_cdouble *AP)
 {
-    static zhpr_fn f;
-    int st = cufort_cpu_blas_symbol("zhpr_", (void **)&f);
+    static void *slot;
+    zhpr_fn f;
+    int st = cufort_cpu_blas_symbol("zhpr_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     int i_n;
@@ -2194,8 +2306,9 @@ typedef void (*chpr2_fn)(const char *, const int *, const cufort_cfloat *, const
 int cufort_host_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cfloat *x,
                       int64_t incx, const cufort_cfloat *y, int64_t incy, cufort_cfloat *AP)
 {
-    static chpr2_fn f;
-    int st = cufort_cpu_blas_symbol("chpr2_", (void **)&f);
+    static void *slot;
+    chpr2_fn f;
+    int st = cufort_cpu_blas_symbol("chpr2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2214,8 +2327,9 @@ typedef void (*zhpr2_fn)(const char *, const int *, const cufort_cdouble *, cons
 int cufort_host_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_cdouble *x,
                       int64_t incx, const cufort_cdouble *y, int64_t incy, cufort_cdouble *AP)
 {
-    static zhpr2_fn f;
-    int st = cufort_cpu_blas_symbol("zhpr2_", (void **)&f);
+    static void *slot;
+    zhpr2_fn f;
+    int st = cufort_cpu_blas_symbol("zhpr2_", &slot, (void **)&f);
     if (st) return st;
     if ((n) <= 1) incx = 1;
     if ((n) <= 1) incy = 1;
@@ -2235,8 +2349,9 @@ int cufort_host_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       const float *A, int64_t lda, const float *B, int64_t ldb, float beta, float *C,
                       int64_t ldc)
 {
-    static sgemm_fn f;
-    int st = cufort_cpu_blas_symbol("sgemm_", (void **)&f);
+    static void *slot;
+    sgemm_fn f;
+    int st = cufort_cpu_blas_symbol("sgemm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2260,8 +2375,9 @@ int cufort_host_dgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
                       double *C, int64_t ldc)
 {
-    static dgemm_fn f;
-    int st = cufort_cpu_blas_symbol("dgemm_", (void **)&f);
+    static void *slot;
+    dgemm_fn f;
+    int st = cufort_cpu_blas_symbol("dgemm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2285,8 +2401,9 @@ int cufort_host_cgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       const cufort_cfloat *A, int64_t lda, const cufort_cfloat *B, int64_t ldb,
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
-    static cgemm_fn f;
-    int st = cufort_cpu_blas_symbol("cgemm_", (void **)&f);
+    static void *slot;
+    cgemm_fn f;
+    int st = cufort_cpu_blas_symbol("cgemm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2311,8 +2428,9 @@ int cufort_host_zgemm(char transa, char transb, int64_t m, int64_t n, int64_t k,
                       const cufort_cdouble *B, int64_t ldb, cufort_cdouble beta, cufort_cdouble *C,
                       int64_t ldc)
 {
-    static zgemm_fn f;
-    int st = cufort_cpu_blas_symbol("zgemm_", (void **)&f);
+    static void *slot;
+    zgemm_fn f;
+    int st = cufort_cpu_blas_symbol("zgemm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2335,8 +2453,9 @@ typedef void (*ssymm_fn)(const char *, const char *, const int *, const int *, c
 int cufort_host_ssymm(char side, char uplo, int64_t m, int64_t n, float alpha, const float *A,
                       int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    static ssymm_fn f;
-    int st = cufort_cpu_blas_symbol("ssymm_", (void **)&f);
+    static void *slot;
+    ssymm_fn f;
+    int st = cufort_cpu_blas_symbol("ssymm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2357,8 +2476,9 @@ typedef void (*dsymm_fn)(const char *, const char *, const int *, const int *, c
 int cufort_host_dsymm(char side, char uplo, int64_t m, int64_t n, double alpha, const double *A,
                       int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
 {
-    static dsymm_fn f;
-    int st = cufort_cpu_blas_symbol("dsymm_", (void **)&f);
+    static void *slot;
+    dsymm_fn f;
+    int st = cufort_cpu_blas_symbol("dsymm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2380,8 +2500,9 @@ int cufort_host_csymm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
                       const cufort_cfloat *A, int64_t lda, const cufort_cfloat *B, int64_t ldb,
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
-    static csymm_fn f;
-    int st = cufort_cpu_blas_symbol("csymm_", (void **)&f);
+    static void *slot;
+    csymm_fn f;
+    int st = cufort_cpu_blas_symbol("csymm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2403,8 +2524,9 @@ int cufort_host_zsymm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
                       const cufort_cdouble *A, int64_t lda, const cufort_cdouble *B, int64_t ldb,
                       cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
-    static zsymm_fn f;
-    int st = cufort_cpu_blas_symbol("zsymm_", (void **)&f);
+    static void *slot;
+    zsymm_fn f;
+    int st = cufort_cpu_blas_symbol("zsymm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2426,8 +2548,9 @@ int cufort_host_chemm(char side, char uplo, int64_t m, int64_t n, cufort_cfloat 
                       const cufort_cfloat *A, int64_t lda, const cufort_cfloat *B, int64_t ldb,
                       cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
-    static chemm_fn f;
-    int st = cufort_cpu_blas_symbol("chemm_", (void **)&f);
+    static void *slot;
+    chemm_fn f;
+    int st = cufort_cpu_blas_symbol("chemm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2449,8 +2572,9 @@ int cufort_host_zhemm(char side, char uplo, int64_t m, int64_t n, cufort_cdouble
                       const cufort_cdouble *A, int64_t lda, const cufort_cdouble *B, int64_t ldb,
                       cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
-    static zhemm_fn f;
-    int st = cufort_cpu_blas_symbol("zhemm_", (void **)&f);
+    static void *slot;
+    zhemm_fn f;
+    int st = cufort_cpu_blas_symbol("zhemm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2471,8 +2595,9 @@ typedef void (*ssyrk_fn)(const char *, const char *, const int *, const int *, c
 int cufort_host_ssyrk(char uplo, char trans, int64_t n, int64_t k, float alpha, const float *A,
                       int64_t lda, float beta, float *C, int64_t ldc)
 {
-    static ssyrk_fn f;
-    int st = cufort_cpu_blas_symbol("ssyrk_", (void **)&f);
+    static void *slot;
+    ssyrk_fn f;
+    int st = cufort_cpu_blas_symbol("ssyrk_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2491,8 +2616,9 @@ typedef void (*dsyrk_fn)(const char *, const char *, const int *, const int *, c
 int cufort_host_dsyrk(char uplo, char trans, int64_t n, int64_t k, double alpha, const double *A,
                       int64_t lda, double beta, double *C, int64_t ldc)
 {
-    static dsyrk_fn f;
-    int st = cufort_cpu_blas_symbol("dsyrk_", (void **)&f);
+    static void *slot;
+    dsyrk_fn f;
+    int st = cufort_cpu_blas_symbol("dsyrk_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2512,8 +2638,9 @@ int cufort_host_csyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cfloat
                       const cufort_cfloat *A, int64_t lda, cufort_cfloat beta, cufort_cfloat *C,
                       int64_t ldc)
 {
-    static csyrk_fn f;
-    int st = cufort_cpu_blas_symbol("csyrk_", (void **)&f);
+    static void *slot;
+    csyrk_fn f;
+    int st = cufort_cpu_blas_symbol("csyrk_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2533,8 +2660,9 @@ int cufort_host_zsyrk(char uplo, char trans, int64_t n, int64_t k, cufort_cdoubl
                       const cufort_cdouble *A, int64_t lda, cufort_cdouble beta, cufort_cdouble *C,
                       int64_t ldc)
 {
-    static zsyrk_fn f;
-    int st = cufort_cpu_blas_symbol("zsyrk_", (void **)&f);
+    static void *slot;
+    zsyrk_fn f;
+    int st = cufort_cpu_blas_symbol("zsyrk_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2553,8 +2681,9 @@ typedef void (*cherk_fn)(const char *, const char *, const int *, const int *, c
 int cufort_host_cherk(char uplo, char trans, int64_t n, int64_t k, float alpha,
                       const cufort_cfloat *A, int64_t lda, float beta, cufort_cfloat *C, int64_t ldc)
 {
-    static cherk_fn f;
-    int st = cufort_cpu_blas_symbol("cherk_", (void **)&f);
+    static void *slot;
+    cherk_fn f;
+    int st = cufort_cpu_blas_symbol("cherk_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2574,8 +2703,9 @@ int cufort_host_zherk(char uplo, char trans, int64_t n, int64_t k, double alpha,
                       const cufort_cdouble *A, int64_t lda, double beta, cufort_cdouble *C,
                       int64_t ldc)
 {
-    static zherk_fn f;
-    int st = cufort_cpu_blas_symbol("zherk_", (void **)&f);
+    static void *slot;
+    zherk_fn f;
+    int st = cufort_cpu_blas_symbol("zherk_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2594,8 +2724,9 @@ typedef void (*ssyr2k_fn)(const char *, const char *, const int *, const int *, 
 int cufort_host_ssyr2k(char uplo, char trans, int64_t n, int64_t k, float alpha, const float *A,
                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    static ssyr2k_fn f;
-    int st = cufort_cpu_blas_symbol("ssyr2k_", (void **)&f);
+    static void *slot;
+    ssyr2k_fn f;
+    int st = cufort_cpu_blas_symbol("ssyr2k_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2617,8 +2748,9 @@ int cufort_host_dsyr2k(char uplo, char trans, int64_t n, int64_t k, double alpha
                        int64_t lda, const double *B, int64_t ldb, double beta, double *C,
                        int64_t ldc)
 {
-    static dsyr2k_fn f;
-    int st = cufort_cpu_blas_symbol("dsyr2k_", (void **)&f);
+    static void *slot;
+    dsyr2k_fn f;
+    int st = cufort_cpu_blas_symbol("dsyr2k_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2640,8 +2772,9 @@ int cufort_host_csyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        const cufort_cfloat *A, int64_t lda, const cufort_cfloat *B, int64_t ldb,
                        cufort_cfloat beta, cufort_cfloat *C, int64_t ldc)
 {
-    static csyr2k_fn f;
-    int st = cufort_cpu_blas_symbol("csyr2k_", (void **)&f);
+    static void *slot;
+    csyr2k_fn f;
+    int st = cufort_cpu_blas_symbol("csyr2k_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2663,8 +2796,9 @@ int cufort_host_zsyr2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        const cufort_cdouble *A, int64_t lda, const cufort_cdouble *B, int64_t ldb,
                        cufort_cdouble beta, cufort_cdouble *C, int64_t ldc)
 {
-    static zsyr2k_fn f;
-    int st = cufort_cpu_blas_symbol("zsyr2k_", (void **)&f);
+    static void *slot;
+    zsyr2k_fn f;
+    int st = cufort_cpu_blas_symbol("zsyr2k_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2686,8 +2820,9 @@ int cufort_host_cher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cfloa
                        const cufort_cfloat *A, int64_t lda, const cufort_cfloat *B, int64_t ldb,
                        float beta, cufort_cfloat *C, int64_t ldc)
 {
-    static cher2k_fn f;
-    int st = cufort_cpu_blas_symbol("cher2k_", (void **)&f);
+    static void *slot;
+    cher2k_fn f;
+    int st = cufort_cpu_blas_symbol("cher2k_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2709,8 +2844,9 @@ int cufort_host_zher2k(char uplo, char trans, int64_t n, int64_t k, cufort_cdoub
                        const cufort_cdouble *A, int64_t lda, const cufort_cdouble *B, int64_t ldb,
                        double beta, cufort_cdouble *C, int64_t ldc)
 {
-    static zher2k_fn f;
-    int st = cufort_cpu_blas_symbol("zher2k_", (void **)&f);
+    static void *slot;
+    zher2k_fn f;
+    int st = cufort_cpu_blas_symbol("zher2k_", &slot, (void **)&f);
     if (st) return st;
     int i_n;
     int i_k;
@@ -2731,8 +2867,9 @@ typedef void (*strmm_fn)(const char *, const char *, const char *, const char *,
 int cufort_host_strmm(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                       float alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
-    static strmm_fn f;
-    int st = cufort_cpu_blas_symbol("strmm_", (void **)&f);
+    static void *slot;
+    strmm_fn f;
+    int st = cufort_cpu_blas_symbol("strmm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2751,8 +2888,9 @@ typedef void (*dtrmm_fn)(const char *, const char *, const char *, const char *,
 int cufort_host_dtrmm(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                       double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
-    static dtrmm_fn f;
-    int st = cufort_cpu_blas_symbol("dtrmm_", (void **)&f);
+    static void *slot;
+    dtrmm_fn f;
+    int st = cufort_cpu_blas_symbol("dtrmm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2772,8 +2910,9 @@ int cufort_host_ctrmm(char side, char uplo, char transa, char diag, int64_t m, i
                       cufort_cfloat alpha, const cufort_cfloat *A, int64_t lda, cufort_cfloat *B,
                       int64_t ldb)
 {
-    static ctrmm_fn f;
-    int st = cufort_cpu_blas_symbol("ctrmm_", (void **)&f);
+    static void *slot;
+    ctrmm_fn f;
+    int st = cufort_cpu_blas_symbol("ctrmm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2793,8 +2932,9 @@ int cufort_host_ztrmm(char side, char uplo, char transa, char diag, int64_t m, i
                       cufort_cdouble alpha, const cufort_cdouble *A, int64_t lda, cufort_cdouble *B,
                       int64_t ldb)
 {
-    static ztrmm_fn f;
-    int st = cufort_cpu_blas_symbol("ztrmm_", (void **)&f);
+    static void *slot;
+    ztrmm_fn f;
+    int st = cufort_cpu_blas_symbol("ztrmm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2813,8 +2953,9 @@ typedef void (*strsm_fn)(const char *, const char *, const char *, const char *,
 int cufort_host_strsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                       float alpha, const float *A, int64_t lda, float *B, int64_t ldb)
 {
-    static strsm_fn f;
-    int st = cufort_cpu_blas_symbol("strsm_", (void **)&f);
+    static void *slot;
+    strsm_fn f;
+    int st = cufort_cpu_blas_symbol("strsm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2833,8 +2974,9 @@ typedef void (*dtrsm_fn)(const char *, const char *, const char *, const char *,
 int cufort_host_dtrsm(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
                       double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
 {
-    static dtrsm_fn f;
-    int st = cufort_cpu_blas_symbol("dtrsm_", (void **)&f);
+    static void *slot;
+    dtrsm_fn f;
+    int st = cufort_cpu_blas_symbol("dtrsm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2854,8 +2996,9 @@ int cufort_host_ctrsm(char side, char uplo, char transa, char diag, int64_t m, i
                       cufort_cfloat alpha, const cufort_cfloat *A, int64_t lda, cufort_cfloat *B,
                       int64_t ldb)
 {
-    static ctrsm_fn f;
-    int st = cufort_cpu_blas_symbol("ctrsm_", (void **)&f);
+    static void *slot;
+    ctrsm_fn f;
+    int st = cufort_cpu_blas_symbol("ctrsm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;
@@ -2875,8 +3018,9 @@ int cufort_host_ztrsm(char side, char uplo, char transa, char diag, int64_t m, i
                       cufort_cdouble alpha, const cufort_cdouble *A, int64_t lda, cufort_cdouble *B,
                       int64_t ldb)
 {
-    static ztrsm_fn f;
-    int st = cufort_cpu_blas_symbol("ztrsm_", (void **)&f);
+    static void *slot;
+    ztrsm_fn f;
+    int st = cufort_cpu_blas_symbol("ztrsm_", &slot, (void **)&f);
     if (st) return st;
     int i_m;
     int i_n;

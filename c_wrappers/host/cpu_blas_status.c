@@ -4,11 +4,12 @@
 
 #include "host_internal.h"
 
-int cufort_cpu_blas_symbol(const char *symbol, void **fn)
+int cufort_cpu_blas_symbol(const char *symbol, void **slot, void **fn)
 {
     char why[1024];
-    if (cufort_cpu_blas_find(symbol, fn, why, sizeof why))
+    if (cufort_cpu_blas_find(symbol, slot, why, sizeof why))
         return cufort_fail(CUFORT_NOT_SUPPORTED, "%s", why);
+    *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     return CUFORT_SUCCESS;
 }
 

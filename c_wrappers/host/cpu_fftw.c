@@ -207,8 +207,10 @@ const cufort_fftw_api *cufort_cpu_fftw(int single)
             return NULL;
     }
     pthread_mutex_lock(&open_lock);
-    apis[k] = a;
-    __atomic_store_n(&api_ready[k], 1, __ATOMIC_RELEASE);
+    if (!__atomic_load_n(&api_ready[k], __ATOMIC_ACQUIRE)) {   /* else filled meanwhile, and in use */
+        apis[k] = a;
+        __atomic_store_n(&api_ready[k], 1, __ATOMIC_RELEASE);
+    }
     pthread_mutex_unlock(&open_lock);
     return &apis[k];
 }

@@ -6,10 +6,11 @@
 #include "internal.h"
 
 /* Resolves a Fortran BLAS symbol (e.g. "sgemm_") in the CPU BLAS: $CUFORT_CPU_BLAS if set, else
- * libopenblas.so.0, libblas.so.3 (never the drop-in library).  Caches into *fn; fails with
- * CUFORT_NOT_SUPPORTED (cpu_blas_status.c).  cufort_cpu_blas_find (cpu_blas.c, which the drop-in
- * library compiles in too) is the same without libcufort's error state: -1 and the reason. */
-int cufort_cpu_blas_symbol(const char *symbol, void **fn);
+ * libopenblas.so.0, libblas.so.3 (never the drop-in library).  Caches it into *slot, which threads
+ * share (read and written atomically), and gives it in *fn; fails with CUFORT_NOT_SUPPORTED
+ * (cpu_blas_status.c).  cufort_cpu_blas_find (cpu_blas.c, which the drop-in library compiles in
+ * too) fills the slot alone, without libcufort's error state: -1 and the reason. */
+int cufort_cpu_blas_symbol(const char *symbol, void **slot, void **fn);
 int cufort_cpu_blas_find(const char *symbol, void **fn, char *why, size_t why_len);
 const char *cufort_cpu_blas_path(void);     /* opens it first */
 const char *cufort_cpu_blas_opened(void);   /* "(not opened)" until something needed it */
@@ -57,11 +58,11 @@ int cufort_host_int(int *out, int64_t v, const char *name);
 
 /* How the CPU libraries (BLAS, FFTW) are opened.  RTLD_DEEPBIND: a library's own internal calls
  * must not bind to symbols of the same names elsewhere in the process (a test's static reference
- * BLAS, the drop-ins' exports).  AddressSanitizer refuses to run with it (it must see every
- * malloc), so the sanitizer build goes without: there a library's internal calls may land on such
- * a symbol, which the drop-ins hand straight back (cpu_fftw.c's in-FFTW mark) and which changes no
- * result. */
-#ifdef __SANITIZE_ADDRESS__
+ * BLAS, the drop-ins' exports).  AddressSanitizer and ThreadSanitizer refuse to run with it
+ * (they must see every malloc), so the sanitizer builds go without: there a library's internal
+ * calls may land on such a symbol, which the drop-ins hand straight back (cpu_fftw.c's in-FFTW
+ * mark) and which changes no result. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define CUFORT_CPU_LIB_OPEN (RTLD_NOW | RTLD_LOCAL)
 #else
 #define CUFORT_CPU_LIB_OPEN (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)

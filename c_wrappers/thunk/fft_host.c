@@ -132,7 +132,10 @@ int cufort_fft_exec_host(cufort_fft_plan plan, const void *in, void *out, int di
         return cufort_in(fn, st);
     cufort_fft_plan run = plan, twin = NULL;
     int generation = 0;
-    if (__atomic_exchange_n(&plan->busy, 1, __ATOMIC_ACQUIRE)) {
+    /* a compare-exchange, so that a caller who finds the plan busy writes nothing: its runner may
+     * be copying the plan (cufort_fft_exec_on) */
+    int idle = 0;
+    if (!__atomic_compare_exchange_n(&plan->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         if ((st = cufort_fft_plan_acquire(&twin, &generation, plan->type, plan->rank, plan->n,
                                           plan->batch, plan->advanced ? plan->inembed : NULL,
                                           plan->istride, plan->idist,
