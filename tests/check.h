@@ -110,8 +110,9 @@ CK_FN int ck_check(int ok, const char *what, const char *fmt, ...)
         CHECK_MSG(substr, ckf("%s (message)", (what)));                                           \
     } while (0)
 
-/* ---- random data: a seeded xorshift; values are never zero ---- */
-static uint64_t ck_rng_state = 0x9E3779B97F4A7C15ull;
+/* ---- random data: a seeded xorshift, one per thread (ck_seed seeds the calling thread's); values
+ * are never zero ---- */
+static _Thread_local uint64_t ck_rng_state = 0x9E3779B97F4A7C15ull;
 CK_FN void ck_seed(uint64_t s) { ck_rng_state = s ? s : 0x9E3779B97F4A7C15ull; }
 CK_FN uint64_t ck_rand64(void)
 {

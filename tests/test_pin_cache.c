@@ -295,13 +295,13 @@ static void small_dynamic(void)
     int64_t n;
     float *x;
     int got;
-#ifdef __SANITIZE_ADDRESS__
-    /* AddressSanitizer's malloc keeps its own books: no glibc block, nothing to pin */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    /* a sanitizer's malloc keeps its own books: no glibc block, nothing to pin */
     fresh();
     n = (5 << 18) + 3;
     x = malloc((size_t)n * 4);
-    got = use(x, n, 5, 740, "5 MiB block of AddressSanitizer's malloc: five calls");
-    CHECK(got == 0, "5 MiB block of AddressSanitizer's malloc: never pinned", "%d pinned", got);
+    got = use(x, n, 5, 740, "5 MiB block of the sanitizer's malloc: five calls");
+    CHECK(got == 0, "5 MiB block of the sanitizer's malloc: never pinned", "%d pinned", got);
     free(x);
 #else
     fresh();

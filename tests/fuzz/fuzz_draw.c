@@ -195,6 +195,12 @@ void fz_draw_array(fz_worker *w, fz_rng *r, fz_array *a, fz_wide need, int esize
         a->place = FZ_NULL;
     } else if (p < 93) {
         a->place = FZ_FREED;
+#if defined(__SANITIZE_THREAD__)
+        /* another thread may get a freed block back, and the call then races its writes: the
+         * program's race, which ThreadSanitizer would report in place of cufort's */
+        if (fz_threads > 1)
+            a->place = FZ_BOGUS;
+#endif
     } else if (p < 95) {
         a->place = FZ_HOSTMEM;
         a->bytes = bytes <= fz_cfg.host_cap ? (int64_t)(bytes ? bytes : 1) : 64;

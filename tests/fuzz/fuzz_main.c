@@ -29,10 +29,12 @@
 
 static int passed, failed;
 
-/* Under AddressSanitizer: an allocation too large for any memory is a failure cufort reports, not
- * an error of the sanitizer's. */
+/* Under AddressSanitizer or ThreadSanitizer: an allocation too large for any memory is a failure
+ * cufort reports, not an error of the sanitizer's. */
 const char *__asan_default_options(void) __attribute__((used));
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__tsan_default_options(void) __attribute__((used));
+const char *__tsan_default_options(void) { return "allocator_may_return_null=1"; }
 
 static void setup_ops(void)
 {

@@ -107,6 +107,8 @@ static int exec_handles(fz_worker *w, const fz_op *op, const fz_call *c)
             want = fz_expect_any();
         st = cufort_stream_synchronize(w->val[0].p);
     } else if (strcmp(fn, "cufort_set_stream") == 0) {
+        if (fz_threads > 1 && a[0].h.slot >= 0 && dubious(w, a[0].h))
+            return FZ_SKIPPED;   /* gone since it was drawn (a shutdown): see fz_draw_handle_slot */
         fz_resolve(w, c);
         if (init && dubious(w, a[0].h))
             want = fz_expect_status(CUFORT_INVALID_VALUE);
@@ -161,9 +163,8 @@ static void draw_life(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
 /* everything this worker held that the shutdown (or device change) took away */
 static void after_reset(fz_worker *w)
 {
-    fz_life_generation++;
+    w->generation = __atomic_add_fetch(&fz_life_generation, 1, __ATOMIC_ACQ_REL);
     fz_forget_device_memory(w);
-    w->generation = fz_life_generation;
 }
 
 static int exec_life(fz_worker *w, const fz_op *op, const fz_call *c)

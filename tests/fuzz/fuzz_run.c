@@ -110,7 +110,7 @@ void fz_run_call(fz_worker *w, const fz_call *c)
     if (lock)
         pthread_rwlock_rdlock(&fz_life_lock);
     w->locked = lock;
-    if (w->generation != fz_life_generation && (lock || fz_threads == 1)) {
+    if ((lock || fz_threads == 1) && w->generation != fz_life_generation) {   /* read under the lock */
         fz_forget_device_memory(w);
         w->generation = fz_life_generation;
     }
@@ -245,7 +245,7 @@ void fz_worker_init(fz_worker *w, int id, fz_shared_thread *shared)
     w->id = id;
     w->shared = shared;
     w->seed = fz_cfg.seed;
-    w->generation = fz_life_generation;
+    w->generation = __atomic_load_n(&fz_life_generation, __ATOMIC_ACQUIRE);   /* no lock held */
     shared->index = -1;
 }
 
@@ -284,8 +284,7 @@ void fz_reset_worker(fz_worker *w, int shut_down)
         pthread_rwlock_unlock(&fz_life_lock);
     if (shut_down) {
         cufort_shutdown();
-        fz_life_generation++;
-        w->generation = fz_life_generation;
+        w->generation = __atomic_add_fetch(&fz_life_generation, 1, __ATOMIC_ACQ_REL);
         cufort_init();
     }
 }
