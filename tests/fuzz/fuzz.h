@@ -223,6 +223,9 @@ void fz_context_ops(void);
 
 /* ---- drawing values at the edges ---- */
 int64_t fz_draw_int(fz_rng *r, int role);
+/* a leading dimension or stride (role) mostly its least legal value plus a little, sometimes one
+ * less, else drawn on its own */
+int64_t fz_draw_near(fz_rng *r, int64_t least, int role);
 char fz_draw_char(fz_rng *r, const char *opts);
 void fz_draw_scalar(fz_rng *r, double re[2], int complex_value);
 int fz_draw_handle_slot(fz_worker *w, fz_rng *r, int kind, fz_handle *h);  /* any slot, or a bad one */
@@ -298,6 +301,10 @@ fz_slot *fz_slot_of(fz_worker *w, fz_handle h);
 /* The live object a handle stands for: its slot's, or, for a stale handle whose value cufort has
  * handed out again since, the slot now holding that value.  NULL when none. */
 fz_slot *fz_live(fz_worker *w, fz_handle h);
+/* Several threads only: the handle's slot held an object when the call was drawn, and another
+ * thread's shutdown has taken it since.  Its address may by now be another thread's new object,
+ * which cufort rightly takes, so such a call is skipped (see fz_draw_handle_slot). */
+int fz_gone_since_drawn(fz_worker *w, fz_handle h);
 void fz_forget_device_memory(fz_worker *w);   /* after a shutdown freed it */
 void fz_drop_caches(fz_worker *w);            /* free the fuzzer's own blocks */
 void fz_reset_worker(fz_worker *w, int shut_down);

@@ -129,6 +129,12 @@ fz_slot *fz_live(fz_worker *w, fz_handle h)
     return NULL;
 }
 
+int fz_gone_since_drawn(fz_worker *w, fz_handle h)
+{
+    fz_slot *s = fz_slot_of(w, h);
+    return fz_threads > 1 && s && s->h && !fz_live(w, h);
+}
+
 void fz_resolve(fz_worker *w, const fz_call *c)
 {
     const fz_op *op = &fz_ops[c->op];

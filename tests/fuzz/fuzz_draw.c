@@ -62,6 +62,19 @@ int64_t fz_draw_int(fz_rng *r, int role)
     }
 }
 
+int64_t fz_draw_near(fz_rng *r, int64_t least, int role)
+{
+    int q = (int)fz_below(r, 100);
+    fz_wide x;
+    if (q < 72)
+        x = (fz_wide)least + (fz_percent(r, 50) ? 0 : (int64_t)fz_below(r, 4));
+    else if (q < 82)
+        x = (fz_wide)least - 1;
+    else
+        x = fz_draw_int(r, role);
+    return x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : (int64_t)x;
+}
+
 char fz_draw_char(fz_rng *r, const char *opts)
 {
     int p = (int)fz_below(r, 100);

@@ -97,16 +97,7 @@ static void draw_blas(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
             if (ai >= 0 && ext[ai] > 0 && ext[ai] < INT64_MAX && fz_percent(r, 70))
                 least = (int64_t)ext[ai];
         }
-        int q = (int)fz_below(r, 100);
-        fz_wide x;
-        if (q < 72)
-            x = (fz_wide)least + (fz_percent(r, 50) ? 0 : (int64_t)fz_below(r, 4));
-        else if (q < 82)
-            x = (fz_wide)least - 1;
-        else
-            x = fz_draw_int(r, p->role);
-        x = x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : x;
-        c->arg[i].i = v[i].i = (int64_t)x;
+        c->arg[i].i = v[i].i = fz_draw_near(r, least, p->role);
     }
     /* arrays, sized by the final values */
     fz_wide ext[FZ_MAX_ARGS] = {0};

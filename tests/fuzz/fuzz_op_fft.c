@@ -504,8 +504,8 @@ static int exec_on_plan(fz_worker *w, const fz_op *op, const fz_call *c)
 {
     const fz_arg *a = c->arg;
     fz_slot *s = fz_live(w, a[0].h), *named = fz_slot_of(w, a[0].h), *ss = fz_slot_of(w, a[2].h);
-    int stream_gone = strcmp(op->name, "cufort_fft_set_stream") == 0 && ss && ss->h && !fz_live(w, a[2].h);
-    if (fz_threads > 1 && ((a[0].h.slot >= 0 && !s) || stream_gone))
+    int stream_gone = strcmp(op->name, "cufort_fft_set_stream") == 0 && fz_gone_since_drawn(w, a[2].h);
+    if ((fz_threads > 1 && a[0].h.slot >= 0 && !s) || stream_gone)
         return FZ_SKIPPED;   /* gone since it was drawn (a shutdown): see fz_draw_handle_slot */
     int live = s != NULL, init = cufort_is_initialized();
     int null_plan = a[0].h.slot == FZ_H_NULL || (named && !named->h);

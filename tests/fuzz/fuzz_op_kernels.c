@@ -3,8 +3,7 @@
  *
  * Drawing: sizes at their edges and now and then long enough for the kernels' multi-block paths;
  * increments of every sign; predicates of cufort_<p>reduce_count legal and not; leading dimensions
- * mostly the least legal value plus a little, sometimes one less; now and then a transpose's b
- * drawn over its a.
+ * near their least legal values (fz_draw_near); now and then a transpose's b drawn over its a.
  *
  * Prediction, in the order cufort_kernels.h's entry points check: not initialised (device modes);
  * a null result; a bad predicate; a bad device result (the _dev mode); an increment of INT64_MIN;
@@ -27,20 +26,6 @@ static int64_t draw_len(fz_rng *r)
 {
     return fz_percent(r, 15) ? (int64_t)fz_below(r, 200000) : fz_draw_int(r, FZ_R_DIM);
 }
-
-static int64_t draw_ld(fz_rng *r, int64_t least)
-{
-    int q = (int)fz_below(r, 100);
-    if (q < 75) {
-        int64_t more = fz_percent(r, 50) ? 0 : (int64_t)fz_below(r, 4);
-        return least > INT64_MAX - more ? INT64_MAX : least + more;
-    }
-    if (q < 85)
-        return least - 1;
-    return fz_draw_int(r, FZ_R_LD);
-}
-
-static int64_t at_least_one(int64_t x) { return x > 1 ? x : 1; }
 
 /* whether b is a's transpose in shape (any trans but 'T' and 'C' is taken as 'N' for b's extent) */
 static int transposing(char trans)
@@ -94,10 +79,11 @@ static void draw_kernel(fz_worker *w, const fz_op *op, fz_call *c, fz_rng *r)
                                      : (int64_t)fz_below(r, PRED_COUNT + 2);
     }
     if (k->form == FZ_KF_TR) {
-        c->arg[5].i = draw_ld(r, at_least_one(c->arg[1].i));
-        c->arg[7].i = draw_ld(r, at_least_one(transposing(c->arg[0].c) ? c->arg[2].i : c->arg[1].i));
+        c->arg[5].i = fz_draw_near(r, IMAX(1, c->arg[1].i), FZ_R_LD);
+        int64_t brows = transposing(c->arg[0].c) ? c->arg[2].i : c->arg[1].i;
+        c->arg[7].i = fz_draw_near(r, IMAX(1, brows), FZ_R_LD);
     } else if (k->form == FZ_KF_TRI) {
-        c->arg[4].i = draw_ld(r, at_least_one(c->arg[1].i));
+        c->arg[4].i = fz_draw_near(r, IMAX(1, c->arg[1].i), FZ_R_LD);
     }
     fz_val v[FZ_MAX_ARGS] = {{0}};
     for (int i = 0; i < k->nparams; i++) {
@@ -207,9 +193,9 @@ static int exec_kernel(fz_worker *w, const fz_op *op, const fz_call *c)
         decide(&d, !host && !cufort_is_initialized(), fz_expect_status(CUFORT_NOT_INITIALIZED));
         decide(&d, t != 'N' && t != 'T' && t != 'C', invalid);
         decide(&d, m < 0 || n < 0, invalid);
-        decide(&d, lda < at_least_one(m), invalid);
+        decide(&d, lda < IMAX(1, m), invalid);
         if (tr)
-            decide(&d, v[7].i < at_least_one(t == 'N' ? m : n), invalid);
+            decide(&d, v[7].i < IMAX(1, t == 'N' ? m : n), invalid);
         legal = !d.decided;
         empty = legal && (m == 0 || n == 0);
         decide(&d, m == 0 || n == 0, fz_expect_status(CUFORT_SUCCESS));

@@ -263,8 +263,8 @@ static int exec_transfer(fz_worker *w, const fz_op *op, const fz_call *c)
     if (t->async && fz_avoiding(FZ_K_STREAM_HANDLES) &&
         !(a[X_STREAM].h.slot == FZ_H_NULL || (ss && !ss->h) || fz_live(w, a[X_STREAM].h)))
         return FZ_AVOIDED;
-    if (t->async && fz_threads > 1 && ss && ss->h && !fz_live(w, a[X_STREAM].h))
-        return FZ_SKIPPED;   /* gone since it was drawn (a shutdown): see fz_draw_handle_slot */
+    if (t->async && fz_gone_since_drawn(w, a[X_STREAM].h))
+        return FZ_SKIPPED;
     int init = cufort_is_initialized();
     int bad_args = t->shape == VEC ? rows < 0 || es <= 0 || sld <= 0 || dld <= 0
                                    : rows < 0 || cols < 0 || es <= 0 || sld < IMAX(1, rows) || dld < IMAX(1, rows);

@@ -107,8 +107,8 @@ static int exec_handles(fz_worker *w, const fz_op *op, const fz_call *c)
             want = fz_expect_any();
         st = cufort_stream_synchronize(w->val[0].p);
     } else if (strcmp(fn, "cufort_set_stream") == 0) {
-        if (fz_threads > 1 && a[0].h.slot >= 0 && dubious(w, a[0].h))
-            return FZ_SKIPPED;   /* gone since it was drawn (a shutdown): see fz_draw_handle_slot */
+        if (fz_gone_since_drawn(w, a[0].h))
+            return FZ_SKIPPED;
         fz_resolve(w, c);
         if (init && dubious(w, a[0].h))
             want = fz_expect_status(CUFORT_INVALID_VALUE);
