@@ -6,10 +6,12 @@
 
 int cufort_cpu_blas_symbol(const char *symbol, void **slot, void **fn)
 {
-    char why[1024];
-    if (cufort_cpu_blas_find(symbol, slot, why, sizeof why))
-        return cufort_fail(CUFORT_NOT_SUPPORTED, "%s", why);
-    *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!(*fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE))) {
+        char why[1024];
+        if (cufort_cpu_blas_find(symbol, slot, why, sizeof why))
+            return cufort_fail(CUFORT_NOT_SUPPORTED, "%s", why);
+        *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    }
     return CUFORT_SUCCESS;
 }
 
