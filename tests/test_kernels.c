@@ -642,9 +642,9 @@ static void streams_come_and_go(void)
     for (int64_t i = 0; i < N; i++) h[i] = (double)(i % 1000 + 1);   /* integers: the sum is exact */
     double want = 0;
     for (int64_t i = 0; i < N; i++) want += h[i];
-    void *x = dev_copy(KD, h, N);
+    void *x = dev_copy(KD, h, N), *res = NULL;
     cufort_stream s[STREAMS] = {NULL};
-    int ok = x != NULL, right = 1, calls = 0;
+    int ok = x != NULL && !cufort_alloc(&res, STREAMS * 8), right = 1, calls = 0;
     for (int i = 0; ok && i < STREAMS; i++)   /* all first, so that none takes a destroyed one's address */
         ok = !cufort_stream_create(&s[i]);
     for (int i = 0; ok && i < STREAMS; i++) {
@@ -654,6 +654,8 @@ static void streams_come_and_go(void)
             right &= got == want;
             calls++;
         }
+        /* one left on the device, not waited for: the block is still in use when the call returns */
+        ok = ok && !cufort_dreduce_sum_dev(N, x, 1, (double *)res + i);
         /* the stream used two streams ago goes, while the block it had is still the thread's */
         if (ok && i >= 2) {
             ok = !cufort_stream_destroy(s[i - 2]);
@@ -663,10 +665,15 @@ static void streams_come_and_go(void)
     cufort_set_stream(NULL);
     CHECK(ok, ckf("%d reductions over %d streams made and destroyed in turns", calls, STREAMS), "%s", ck_err());
     CHECK(right, "their sums exact", "a sum differs from %.17g", want);
+    double on_device[STREAMS] = {0};
+    int kept = ok && !cufort_device_synchronize() && !cufort_get_vector(STREAMS, 8, res, 1, on_device, 1);
+    for (int i = 0; kept && i < STREAMS; i++) kept = on_device[i] == want;
+    CHECK(kept, "the sums left on the device by each stream exact", "%s", ck_err());
     double again = 0;
     CHECK(!cufort_dreduce_sum(N, x, 1, &again) && again == want, "a reduction on the default stream after them",
           "%g (%s)", again, ck_err());
     for (int i = 0; i < STREAMS; i++) cufort_stream_destroy(s[i]);
+    cufort_free(res);
     cufort_free(x);
     free(h);
 }

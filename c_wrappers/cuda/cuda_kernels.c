@@ -3,7 +3,7 @@
  * thread's BLAS calls and copies.
  *
  * The reductions' chunk partials live in a per-thread scratch block per stream (up to 4 streams a
- * thread, then the least recently used block is freed and made again for the new one): repeated calls
+ * thread, then the least recently used block is taken over once its last use is done): repeated calls
  * allocate nothing, and a result left on the device (result_on_device) needs no synchronisation,
  * because a later call on the same stream is ordered after it.  The blocks are released at
  * shutdown and device change (thread_state.h).
@@ -20,10 +20,16 @@
 
 enum { SLOTS = 4, RESULT_OFFSET = 0, HEAD_BYTES = 256 };
 
+/* What a block may still be used by: nothing (the call that used it last waited for its work),
+ * the work before the slot's event (a _dev reduction's), or unknown (a call that failed midway). */
+enum { IDLE, UNTIL_EVENT, UNKNOWN };
+
 typedef struct {
     cudaStream_t stream;
     void *buf;
     size_t size;
+    cudaEvent_t done;
+    int busy;
     unsigned long long last_use;
 } slot;
 
@@ -36,24 +42,27 @@ typedef struct {
 static void release_scratch(cufort_thread_state *state)
 {
     scratch *sc = (scratch *)state;
-    for (int i = 0; i < SLOTS; i++)
+    for (int i = 0; i < SLOTS; i++) {
         if (sc->s[i].buf)
             cudaFree(sc->s[i].buf);
+        if (sc->s[i].done)
+            cudaEventDestroy(sc->s[i].done);
+    }
     cudaGetLastError();
 }
 
 static cufort_thread_states scratches = CUFORT_THREAD_STATES(scratch, release_scratch);
 static _Thread_local scratch *mine;
 
-/* a device block of at least `bytes` usable on `stream` without racing earlier calls */
-static int scratch_for(cudaStream_t stream, size_t bytes, void **buf)
+/* a slot whose block holds at least `bytes`, usable on `stream` without racing earlier calls */
+static int scratch_for(cudaStream_t stream, size_t bytes, slot **out)
 {
     if (!cufort_thread_state_get(&scratches, (void **)&mine))
         return CUFORT_ALLOC_FAILED;
     slot *use = NULL;
     for (int i = 0; i < SLOTS && !use; i++)
         if (mine->s[i].buf && mine->s[i].stream == stream) use = &mine->s[i];
-    if (!use) {   /* an empty slot, else the least recently used one's block made again */
+    if (!use) {   /* an empty slot, else the least recently used one, once its block is idle */
         for (int i = 0; i < SLOTS && !use; i++)
             if (!mine->s[i].buf) use = &mine->s[i];
         if (!use) {
@@ -61,10 +70,16 @@ static int scratch_for(cudaStream_t stream, size_t bytes, void **buf)
             for (int i = 1; i < SLOTS; i++)
                 if (mine->s[i].last_use < use->last_use) use = &mine->s[i];
             /* Its stream may have been destroyed since (by any thread), so nothing is asked of
-             * it: cudaFree waits for the whole device, after which no earlier call reads the block. */
-            cudaFree(use->buf);
-            use->buf = NULL;
-            use->size = 0;
+             * it: the slot's event says when its last work is done, and where even that is not
+             * known, cudaFree waits for the whole device. */
+            if (use->busy == UNTIL_EVENT && cudaEventSynchronize(use->done) == cudaSuccess)
+                use->busy = IDLE;
+            if (use->busy != IDLE) {
+                cudaFree(use->buf);
+                use->buf = NULL;
+                use->size = 0;
+                use->busy = IDLE;
+            }
         }
         use->stream = stream;
     }
@@ -81,7 +96,7 @@ static int scratch_for(cudaStream_t stream, size_t bytes, void **buf)
         use->size = want;
     }
     use->last_use = ++mine->clock;
-    *buf = use->buf;
+    *out = use;
     return CUFORT_SUCCESS;
 }
 
@@ -115,23 +130,34 @@ int cufort_cuda_kreduce(int kind, int op, int64_t n, const void *x, int64_t incx
     if (!pb) return cufort_fail(CUFORT_NOT_SUPPORTED, "reduction %d is not defined for kind %d", op, kind);
     size_t pbytes = (size_t)cufort_kreduce_nchunks(kind, n) * pb;
     cudaStream_t s = (cudaStream_t)cufort_thread_stream();
-    void *buf = NULL;
-    st = scratch_for(s, HEAD_BYTES + pbytes, &buf);
+    slot *sl = NULL;
+    st = scratch_for(s, HEAD_BYTES + pbytes, &sl);
     if (st) return st;
     /* the block: [result slot][... partials] */
-    void *dres = result_on_device ? result : (char *)buf + RESULT_OFFSET;
+    char *buf = sl->buf;
+    void *dres = result_on_device ? result : buf + RESULT_OFFSET;
+    sl->busy = UNKNOWN;
     st = cufort_cuda_error((cudaError_t)cufort_kreduce_launch(kind, op, n, x, incx, y, incy, pred, value,
-                                                             (char *)buf + HEAD_BYTES, dres, grid_override(), s),
+                                                             buf + HEAD_BYTES, dres, grid_override(), s),
                            "reduction kernel launch");
-    if (st || result_on_device) return st;
+    if (st) return st;
+    if (result_on_device) {   /* not waited for: the event marks the block's last use */
+        if ((sl->done || cudaEventCreateWithFlags(&sl->done, cudaEventDisableTiming) == cudaSuccess) &&
+            cudaEventRecord(sl->done, s) == cudaSuccess)
+            sl->busy = UNTIL_EVENT;
+        cudaGetLastError();   /* a failed event only costs the wait for the whole device later */
+        return CUFORT_SUCCESS;
+    }
     /* through an aligned local: the driver refuses a copy that starts inside a pinned range and
      * runs past its end, which a 16-byte result at an 8-byte boundary of the caller's may do */
     _Alignas(16) unsigned char got[16];
     const size_t rb = result_bytes(kind, op);
     st = cufort_cuda_error(cudaMemcpyAsync(got, dres, rb, cudaMemcpyDeviceToHost, s),
                            "cudaMemcpyAsync (reduction result)");
-    if (!st && !(st = cufort_cuda_error(cudaStreamSynchronize(s), "reduction")))
+    if (!st && !(st = cufort_cuda_error(cudaStreamSynchronize(s), "reduction"))) {
         memcpy(result, got, rb);
+        sl->busy = IDLE;
+    }
     return st;
 }
 
