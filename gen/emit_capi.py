@@ -3,7 +3,7 @@ thunking entry points, and the two backends (cuBLAS, CPU BLAS)."""
 
 import re
 
-from blas_table import variants, on_cpu_blas
+from blas_table import variants, host_calls_cpu_blas
 from cgen import (C_T, CU_T, c_params, c_names, ctype, tcode, result_ctype, opts, extent, layout,
                   wrap, header)
 
@@ -302,11 +302,19 @@ def cuda_source():
 
 # ---- host backend ------------------------------------------------------------------------------------
 
+def copied(r):
+    """A Level-2 routine's vectors, which the host backend hands the CPU BLAS as copies."""
+    ints = {a.name for a in r.args if a.kind == "int"}
+    return [a for a in r.args if r.level == 2 and a.kind == "array" and a.shape[0] == "vec"
+            and a.shape[2] in ints]
+
+
 def host_entry(r, v):
     sym = f"{v.name}_"
     ftype = f"{v.name}_fn"
     fparams, fargs, ints = [], [], []
     nchar = 0
+    cp = copied(r)
     for a in r.args:
         if a.kind == "opt":
             fparams.append("const char *")
@@ -322,7 +330,7 @@ def host_entry(r, v):
         else:
             const = "const " if a.io == "in" else ""
             fparams.append(f"{const}{ctype(v, a)} *")
-            fargs.append(a.name)
+            fargs.append(f"({const}{ctype(v, a)} *)c_{a.name}.p" if a in cp else a.name)
     fparams += ["size_t"] * nchar
     fargs += ["1"] * nchar
     ret = {"I": "int", "T": C_T[v.prec], "R": result_ctype(r, v), None: "void"}[r.result]
@@ -338,6 +346,16 @@ def host_entry(r, v):
         body.append(f"    int i_{n};")
     for n in ints:
         body.append(f'    if ((st = cufort_host_int(&i_{n}, {n}, "{n}"))) return st;')
+    # Level 2: the vectors go as contiguous copies with room on both sides, which OpenBLAS's
+    # Level-2 kernels need (c_wrappers/host/cpu_blas_vec.c)
+    if cp:
+        body.append("    cufort_cpu_vec " + ", ".join(f"c_{a.name} = {{0}}" for a in cp) + ";")
+        ins = " ||\n        ".join(f"(st = cufort_cpu_vec_in(&c_{a.name}, {a.name}, {a.shape[1]}, {a.shape[2]}, "
+                                    f"sizeof *{a.name}))" for a in cp)
+        body.append(f"    if ({ins}) {{")
+        body += [f"        cufort_cpu_vec_free(&c_{a.name});" for a in cp]
+        body += ["        return st;", "    }"]
+        body += [f"    i_{a.shape[2]} = 1;" for a in cp]
     callexpr = f"f({wrap(fargs, ' ' * 8)})"
     if r.result == "I":
         body.append(f"    *result = (int64_t){callexpr} - 1;")
@@ -345,6 +363,10 @@ def host_entry(r, v):
         body.append(f"    *result = {callexpr};")
     else:
         body.append(f"    {callexpr};")
+    for a in cp:
+        if a.io != "in":
+            body.append(f"    cufort_cpu_vec_out(&c_{a.name}, {a.name}, {a.shape[1]}, {a.shape[2]}, sizeof *{a.name});")
+    body += [f"    cufort_cpu_vec_free(&c_{a.name});" for a in cp]
     body += ["    return CUFORT_SUCCESS;", "}"]
     return "\n".join(body)
 
@@ -354,7 +376,7 @@ def host_source():
                   "time.\n * Routines the CPU BLAS lacks are hand-written in c_wrappers/host/."),
            '#include "host_internal.h"', '#include "blas_backends.h"', ""]
     for r, v in variants():
-        if on_cpu_blas(r, v):
+        if host_calls_cpu_blas(r, v):
             out += [host_entry(r, v), ""]
     return "\n".join(out)
 

@@ -34,7 +34,7 @@ def main():
         names = ", ".join(v.name for v in r.variants)
         cpu = set()
         for v in r.variants:
-            cpu.add("CPU BLAS" if t.on_cpu_blas(r, v) else "C reference")
+            cpu.add("CPU BLAS" if t.host_calls_cpu_blas(r, v) else "C reference")
         note = r.doc.replace("|", "\\|") if r.doc and "cuBLAS extension" in r.doc else ""
         print(f"| {r.level} | {r.group} | {names} | {' + '.join(sorted(cpu))} | {note} |")
     by_level = {}

@@ -348,90 +348,6 @@ int cufort_host_ddot(int64_t n, const double *x, int64_t incx, const double *y, 
     return CUFORT_SUCCESS;
 }
 
-typedef cufort_cfloat (*cdotu_fn)(const int *, const cufort_cfloat *, const int *, const cufort_cfloat *, const int *);
-
-int cufort_host_cdotu(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
-                      int64_t incy, cufort_cfloat *result)
-{
-    static void *slot;
-    cdotu_fn f;
-    int st = cufort_cpu_blas_symbol("cdotu_", &slot, (void **)&f);
-    if (st) return st;
-    if ((n) <= 1) incx = 1;
-    if ((n) <= 1) incy = 1;
-    int i_n;
-    int i_incx;
-    int i_incy;
-    if ((st = cufort_host_int(&i_n, n, "n"))) return st;
-    if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    *result = f(&i_n, x, &i_incx, y, &i_incy);
-    return CUFORT_SUCCESS;
-}
-
-typedef cufort_cdouble (*zdotu_fn)(const int *, const cufort_cdouble *, const int *, const cufort_cdouble *, const int *);
-
-int cufort_host_zdotu(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
-                      int64_t incy, cufort_cdouble *result)
-{
-    static void *slot;
-    zdotu_fn f;
-    int st = cufort_cpu_blas_symbol("zdotu_", &slot, (void **)&f);
-    if (st) return st;
-    if ((n) <= 1) incx = 1;
-    if ((n) <= 1) incy = 1;
-    int i_n;
-    int i_incx;
-    int i_incy;
-    if ((st = cufort_host_int(&i_n, n, "n"))) return st;
-    if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    *result = f(&i_n, x, &i_incx, y, &i_incy);
-    return CUFORT_SUCCESS;
-}
-
-typedef cufort_cfloat (*cdotc_fn)(const int *, const cufort_cfloat *, const int *, const cufort_cfloat *, const int *);
-
-int cufort_host_cdotc(int64_t n, const cufort_cfloat *x, int64_t incx, const cufort_cfloat *y,
-                      int64_t incy, cufort_cfloat *result)
-{
-    static void *slot;
-    cdotc_fn f;
-    int st = cufort_cpu_blas_symbol("cdotc_", &slot, (void **)&f);
-    if (st) return st;
-    if ((n) <= 1) incx = 1;
-    if ((n) <= 1) incy = 1;
-    int i_n;
-    int i_incx;
-    int i_incy;
-    if ((st = cufort_host_int(&i_n, n, "n"))) return st;
-    if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    *result = f(&i_n, x, &i_incx, y, &i_incy);
-    return CUFORT_SUCCESS;
-}
-
-typedef cufort_cdouble (*zdotc_fn)(const int *, const cufort_cdouble *, const int *, const cufort_cdouble *, const int *);
-
-int cufort_host_zdotc(int64_t n, const cufort_cdouble *x, int64_t incx, const cufort_cdouble *y,
-                      int64_t incy, cufort_cdouble *result)
-{
-    static void *slot;
-    zdotc_fn f;
-    int st = cufort_cpu_blas_symbol("zdotc_", &slot, (void **)&f);
-    if (st) return st;
-    if ((n) <= 1) incx = 1;
-    if ((n) <= 1) incy = 1;
-    int i_n;
-    int i_incx;
-    int i_incy;
-    if ((st = cufort_host_int(&i_n, n, "n"))) return st;
-    if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    *result = f(&i_n, x, &i_incx, y, &i_incy);
-    return CUFORT_SUCCESS;
-}
-
 typedef float (*snrm2_fn)(const int *, const float *, const int *);
 
 int cufort_host_snrm2(int64_t n, const float *x, int64_t incx, float *result)
@@ -903,7 +819,20 @@ int cufort_host_sgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, (const float *)c_x.p, &i_incx, &beta,
+        (float *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -933,7 +862,20 @@ int cufort_host_dgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, (const double *)c_x.p, &i_incx, &beta,
+        (double *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -963,7 +905,20 @@ int cufort_host_cgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, (const cufort_cfloat *)c_x.p, &i_incx,
+        &beta, (cufort_cfloat *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -993,7 +948,20 @@ int cufort_host_zgbmv(char trans, int64_t m, int64_t n, int64_t kl, int64_t ku, 
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &i_kl, &i_ku, &alpha, A, &i_lda, (const cufort_cdouble *)c_x.p, &i_incx,
+        &beta, (cufort_cdouble *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1018,7 +986,20 @@ int cufort_host_sgemv(char trans, int64_t m, int64_t n, float alpha, const float
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, (const float *)c_x.p, &i_incx, &beta, (float *)c_y.p,
+        &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1043,7 +1024,20 @@ int cufort_host_dgemv(char trans, int64_t m, int64_t n, double alpha, const doub
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, (const double *)c_x.p, &i_incx, &beta,
+        (double *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1069,7 +1063,20 @@ int cufort_host_cgemv(char trans, int64_t m, int64_t n, cufort_cfloat alpha, con
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, (const cufort_cfloat *)c_x.p, &i_incx, &beta,
+        (cufort_cfloat *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1095,7 +1102,20 @@ int cufort_host_zgemv(char trans, int64_t m, int64_t n, cufort_cdouble alpha,
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, NOTR(trans) ? n : m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&trans, &i_m, &i_n, &alpha, A, &i_lda, (const cufort_cdouble *)c_x.p, &i_incx, &beta,
+        (cufort_cdouble *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, NOTR(trans) ? m : n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1120,7 +1140,18 @@ int cufort_host_sger(int64_t m, int64_t n, float alpha, const float *x, int64_t 
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&i_m, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&i_m, &i_n, &alpha, (const float *)c_x.p, &i_incx, (const float *)c_y.p, &i_incy, A, &i_lda);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1145,7 +1176,19 @@ int cufort_host_dger(int64_t m, int64_t n, double alpha, const double *x, int64_
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&i_m, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&i_m, &i_n, &alpha, (const double *)c_x.p, &i_incx, (const double *)c_y.p, &i_incy, A,
+        &i_lda);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1171,7 +1214,19 @@ int cufort_host_cgeru(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&i_m, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&i_m, &i_n, &alpha, (const cufort_cfloat *)c_x.p, &i_incx, (const cufort_cfloat *)c_y.p,
+        &i_incy, A, &i_lda);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1197,7 +1252,19 @@ int cufort_host_cgerc(int64_t m, int64_t n, cufort_cfloat alpha, const cufort_cf
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&i_m, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&i_m, &i_n, &alpha, (const cufort_cfloat *)c_x.p, &i_incx, (const cufort_cfloat *)c_y.p,
+        &i_incy, A, &i_lda);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1223,7 +1290,19 @@ int cufort_host_zgeru(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&i_m, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&i_m, &i_n, &alpha, (const cufort_cdouble *)c_x.p, &i_incx, (const cufort_cdouble *)c_y.p,
+        &i_incy, A, &i_lda);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1249,7 +1328,19 @@ int cufort_host_zgerc(int64_t m, int64_t n, cufort_cdouble alpha, const cufort_c
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&i_m, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, m, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&i_m, &i_n, &alpha, (const cufort_cdouble *)c_x.p, &i_incx, (const cufort_cdouble *)c_y.p,
+        &i_incy, A, &i_lda);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1274,7 +1365,20 @@ int cufort_host_ssbmv(char uplo, int64_t n, int64_t k, float alpha, const float 
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, (const float *)c_x.p, &i_incx, &beta, (float *)c_y.p,
+        &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1299,7 +1403,20 @@ int cufort_host_dsbmv(char uplo, int64_t n, int64_t k, double alpha, const doubl
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, (const double *)c_x.p, &i_incx, &beta, (double *)c_y.p,
+        &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1320,7 +1437,19 @@ int cufort_host_sspmv(char uplo, int64_t n, float alpha, const float *AP, const 
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, AP, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, AP, (const float *)c_x.p, &i_incx, &beta, (float *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1341,7 +1470,19 @@ int cufort_host_dspmv(char uplo, int64_t n, double alpha, const double *AP, cons
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, AP, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, AP, (const double *)c_x.p, &i_incx, &beta, (double *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1358,7 +1499,14 @@ int cufort_host_sspr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, AP, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const float *)c_x.p, &i_incx, AP, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1375,7 +1523,14 @@ int cufort_host_dspr(char uplo, int64_t n, double alpha, const double *x, int64_
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, AP, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const double *)c_x.p, &i_incx, AP, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1396,7 +1551,18 @@ int cufort_host_sspr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, AP, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const float *)c_x.p, &i_incx, (const float *)c_y.p, &i_incy, AP, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1417,7 +1583,18 @@ int cufort_host_dspr2(char uplo, int64_t n, double alpha, const double *x, int64
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, AP, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const double *)c_x.p, &i_incx, (const double *)c_y.p, &i_incy, AP, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1440,7 +1617,20 @@ int cufort_host_ssymv(char uplo, int64_t n, float alpha, const float *A, int64_t
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, A, &i_lda, (const float *)c_x.p, &i_incx, &beta, (float *)c_y.p,
+        &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1463,7 +1653,20 @@ int cufort_host_dsymv(char uplo, int64_t n, double alpha, const double *A, int64
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, A, &i_lda, (const double *)c_x.p, &i_incx, &beta, (double *)c_y.p,
+        &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1483,7 +1686,14 @@ int cufort_host_ssyr(char uplo, int64_t n, float alpha, const float *x, int64_t 
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const float *)c_x.p, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1503,7 +1713,14 @@ int cufort_host_dsyr(char uplo, int64_t n, double alpha, const double *x, int64_
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const double *)c_x.p, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1526,7 +1743,19 @@ int cufort_host_ssyr2(char uplo, int64_t n, float alpha, const float *x, int64_t
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const float *)c_x.p, &i_incx, (const float *)c_y.p, &i_incy, A, &i_lda,
+        1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1549,7 +1778,19 @@ int cufort_host_dsyr2(char uplo, int64_t n, double alpha, const double *x, int64
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const double *)c_x.p, &i_incx, (const double *)c_y.p, &i_incy, A,
+        &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -1571,7 +1812,15 @@ int cufort_host_stbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (float *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1593,7 +1842,15 @@ int cufort_host_dtbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (double *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1615,7 +1872,15 @@ int cufort_host_ctbmv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (cufort_cfloat *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1637,7 +1902,15 @@ int cufort_host_ztbmv(char uplo, char trans, char diag, int64_t n, int64_t k,
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (cufort_cdouble *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1659,7 +1932,15 @@ int cufort_host_stbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (float *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1681,7 +1962,15 @@ int cufort_host_dtbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (double *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1703,7 +1992,15 @@ int cufort_host_ctbsv(char uplo, char trans, char diag, int64_t n, int64_t k, co
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (cufort_cfloat *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1725,7 +2022,15 @@ int cufort_host_ztbsv(char uplo, char trans, char diag, int64_t n, int64_t k,
     if ((st = cufort_host_int(&i_k, k, "k"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, &i_k, A, &i_lda, (cufort_cdouble *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1743,7 +2048,15 @@ int cufort_host_stpmv(char uplo, char trans, char diag, int64_t n, const float *
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (float *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1761,7 +2074,15 @@ int cufort_host_dtpmv(char uplo, char trans, char diag, int64_t n, const double 
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (double *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1779,7 +2100,15 @@ int cufort_host_ctpmv(char uplo, char trans, char diag, int64_t n, const cufort_
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (cufort_cfloat *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1797,7 +2126,15 @@ int cufort_host_ztpmv(char uplo, char trans, char diag, int64_t n, const cufort_
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (cufort_cdouble *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1815,7 +2152,15 @@ int cufort_host_stpsv(char uplo, char trans, char diag, int64_t n, const float *
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (float *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1833,7 +2178,15 @@ int cufort_host_dtpsv(char uplo, char trans, char diag, int64_t n, const double 
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (double *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1851,7 +2204,15 @@ int cufort_host_ctpsv(char uplo, char trans, char diag, int64_t n, const cufort_
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (cufort_cfloat *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1869,7 +2230,15 @@ int cufort_host_ztpsv(char uplo, char trans, char diag, int64_t n, const cufort_
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, AP, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, AP, (cufort_cdouble *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1889,7 +2258,15 @@ int cufort_host_strmv(char uplo, char trans, char diag, int64_t n, const float *
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (float *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1909,7 +2286,15 @@ int cufort_host_dtrmv(char uplo, char trans, char diag, int64_t n, const double 
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (double *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1929,7 +2314,15 @@ int cufort_host_ctrmv(char uplo, char trans, char diag, int64_t n, const cufort_
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (cufort_cfloat *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1949,7 +2342,15 @@ int cufort_host_ztrmv(char uplo, char trans, char diag, int64_t n, const cufort_
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (cufort_cdouble *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1969,7 +2370,15 @@ int cufort_host_strsv(char uplo, char trans, char diag, int64_t n, const float *
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (float *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -1989,7 +2398,15 @@ int cufort_host_dtrsv(char uplo, char trans, char diag, int64_t n, const double 
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (double *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2009,7 +2426,15 @@ int cufort_host_ctrsv(char uplo, char trans, char diag, int64_t n, const cufort_
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (cufort_cfloat *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2029,7 +2454,15 @@ int cufort_host_ztrsv(char uplo, char trans, char diag, int64_t n, const cufort_
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &trans, &diag, &i_n, A, &i_lda, x, &i_incx, 1, 1, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &trans, &diag, &i_n, A, &i_lda, (cufort_cdouble *)c_x.p, &i_incx, 1, 1, 1);
+    cufort_cpu_vec_out(&c_x, x, n, incx, sizeof *x);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2053,7 +2486,20 @@ int cufort_host_chemv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, A, &i_lda, (const cufort_cfloat *)c_x.p, &i_incx, &beta,
+        (cufort_cfloat *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2077,7 +2523,20 @@ int cufort_host_zhemv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, A, &i_lda, (const cufort_cdouble *)c_x.p, &i_incx, &beta,
+        (cufort_cdouble *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2103,7 +2562,20 @@ int cufort_host_chbmv(char uplo, int64_t n, int64_t k, cufort_cfloat alpha, cons
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, (const cufort_cfloat *)c_x.p, &i_incx, &beta,
+        (cufort_cfloat *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2129,7 +2601,20 @@ int cufort_host_zhbmv(char uplo, int64_t n, int64_t k, cufort_cdouble alpha, con
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &i_k, &alpha, A, &i_lda, (const cufort_cdouble *)c_x.p, &i_incx, &beta,
+        (cufort_cdouble *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2151,7 +2636,20 @@ int cufort_host_chpmv(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, AP, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, AP, (const cufort_cfloat *)c_x.p, &i_incx, &beta,
+        (cufort_cfloat *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2173,7 +2671,20 @@ int cufort_host_zhpmv(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, AP, x, &i_incx, &beta, y, &i_incy, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, AP, (const cufort_cdouble *)c_x.p, &i_incx, &beta,
+        (cufort_cdouble *)c_y.p, &i_incy, 1);
+    cufort_cpu_vec_out(&c_y, y, n, incy, sizeof *y);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2193,7 +2704,14 @@ int cufort_host_cher(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cfloat *)c_x.p, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2213,7 +2731,14 @@ int cufort_host_zher(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cdouble *)c_x.p, &i_incx, A, &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2237,7 +2762,19 @@ int cufort_host_cher2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cfloat *)c_x.p, &i_incx, (const cufort_cfloat *)c_y.p,
+        &i_incy, A, &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2261,7 +2798,19 @@ int cufort_host_zher2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     if ((st = cufort_host_int(&i_lda, lda, "lda"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, A, &i_lda, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cdouble *)c_x.p, &i_incx, (const cufort_cdouble *)c_y.p,
+        &i_incy, A, &i_lda, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2279,7 +2828,14 @@ int cufort_host_chpr(char uplo, int64_t n, float alpha, const cufort_cfloat *x, 
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, AP, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cfloat *)c_x.p, &i_incx, AP, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2297,7 +2853,14 @@ int cufort_host_zhpr(char uplo, int64_t n, double alpha, const cufort_cdouble *x
     int i_incx;
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, AP, 1);
+    cufort_cpu_vec c_x = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x))) {
+        cufort_cpu_vec_free(&c_x);
+        return st;
+    }
+    i_incx = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cdouble *)c_x.p, &i_incx, AP, 1);
+    cufort_cpu_vec_free(&c_x);
     return CUFORT_SUCCESS;
 }
 
@@ -2318,7 +2881,19 @@ int cufort_host_chpr2(char uplo, int64_t n, cufort_cfloat alpha, const cufort_cf
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, AP, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cfloat *)c_x.p, &i_incx, (const cufort_cfloat *)c_y.p,
+        &i_incy, AP, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 
@@ -2339,7 +2914,19 @@ int cufort_host_zhpr2(char uplo, int64_t n, cufort_cdouble alpha, const cufort_c
     if ((st = cufort_host_int(&i_n, n, "n"))) return st;
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
-    f(&uplo, &i_n, &alpha, x, &i_incx, y, &i_incy, AP, 1);
+    cufort_cpu_vec c_x = {0}, c_y = {0};
+    if ((st = cufort_cpu_vec_in(&c_x, x, n, incx, sizeof *x)) ||
+        (st = cufort_cpu_vec_in(&c_y, y, n, incy, sizeof *y))) {
+        cufort_cpu_vec_free(&c_x);
+        cufort_cpu_vec_free(&c_y);
+        return st;
+    }
+    i_incx = 1;
+    i_incy = 1;
+    f(&uplo, &i_n, &alpha, (const cufort_cdouble *)c_x.p, &i_incx, (const cufort_cdouble *)c_y.p,
+        &i_incy, AP, 1);
+    cufort_cpu_vec_free(&c_x);
+    cufort_cpu_vec_free(&c_y);
     return CUFORT_SUCCESS;
 }
 

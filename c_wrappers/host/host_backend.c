@@ -49,6 +49,9 @@ static int host_mem_info(int64_t *free_bytes, int64_t *total_bytes)
 
 static int host_alloc(void **p, size_t bytes)
 {
+    int side = cufort_host_guard_side();
+    if (side != CUFORT_HOST_GUARD_NONE)
+        return cufort_host_guarded_alloc(p, bytes, side);
     size_t rounded = (bytes + CUFORT_ALLOC_ALIGN - 1) / CUFORT_ALLOC_ALIGN * CUFORT_ALLOC_ALIGN;
     *p = rounded >= bytes ? aligned_alloc(CUFORT_ALLOC_ALIGN, rounded) : NULL;
     return *p ? CUFORT_SUCCESS : cufort_fail(CUFORT_ALLOC_FAILED, "out of host memory");
@@ -56,7 +59,10 @@ static int host_alloc(void **p, size_t bytes)
 
 static int host_free(void *p)
 {
-    free(p);
+    if (p && cufort_host_guard_side() != CUFORT_HOST_GUARD_NONE)
+        cufort_host_guarded_free(p);
+    else
+        free(p);
     return CUFORT_SUCCESS;
 }
 

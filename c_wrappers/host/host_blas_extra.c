@@ -1,5 +1,6 @@
 /* host_blas_extra.c — the host backend's BLAS that the CPU BLAS lacks: i?amin, crot/zrot with a
- * complex sine, complex symmetric symv/syr/syr2, and the cuBLAS extensions gemm3m, syrkx, herkx,
+ * complex sine, complex symmetric symv/syr/syr2, the complex dot products (which some OpenBLAS
+ * builds read outside of), and the cuBLAS extensions gemm3m, syrkx, herkx,
  * gemm_strided_batched, geam, dgmm.
  *
  * One body per routine, written once over the element type T (real type R) and instantiated per
@@ -168,6 +169,35 @@ static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
         return CUFORT_SUCCESS;                                                                     \
     }
 
+/* ---- cdotu/cdotc/zdotu/zdotc, in reference CDOTC's order ----------------------------------------
+ * Not the CPU BLAS's: OpenBLAS 0.3.21 to 0.3.23 built by gcc 12 or later (Debian 12's) loads past
+ * both ends of their vectors (gcc vectorised its strided loops; OpenBLAS 0.3.24 turned that off),
+ * and a vector that ends or starts at the edge of a mapping faults there.  (Its Level-2 kernels do
+ * too: blas_host.c hands those padded copies of the vectors, cpu_blas_vec.c.) */
+#define DOT(p, T, R)                                                                               \
+    static void dot_##p(int conjugate, int64_t n, const T *x, int64_t incx, const T *y,           \
+                        int64_t incy, T *result)                                                   \
+    {                                                                                              \
+        T t = 0;                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            T xi = x[vix(n, incx, i)];                                                             \
+            t += (conjugate ? CJ(xi) : xi) * y[vix(n, incy, i)];                                   \
+        }                                                                                          \
+        *result = t;                                                                               \
+    }                                                                                              \
+    int cufort_host_##p##dotu(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy,       \
+                              T *result)                                                           \
+    {                                                                                              \
+        dot_##p(0, n, x, incx, y, incy, result);                                                   \
+        return CUFORT_SUCCESS;                                                                     \
+    }                                                                                              \
+    int cufort_host_##p##dotc(int64_t n, const T *x, int64_t incx, const T *y, int64_t incy,       \
+                              T *result)                                                           \
+    {                                                                                              \
+        dot_##p(1, n, x, incx, y, incy, result);                                                   \
+        return CUFORT_SUCCESS;                                                                     \
+    }
+
 /* ---- complex symmetric (not Hermitian) Level 2, as reference SSYMV/SSYR/SSYR2 --------------- */
 #define SYMV(p, T, R)                                                                              \
     int cufort_host_##p##symv(char uplo, int64_t n, T alpha, const T *A, int64_t lda, const T *x,  \
@@ -232,5 +262,6 @@ FOR_SDCZ(DGMM)
 FOR_CZ(HERKX)
 FOR_CZ(GEMM3M)
 FOR_CZ(ROT)
+FOR_CZ(DOT)
 FOR_CZ(SYMV)
 FOR_CZ(SYR)

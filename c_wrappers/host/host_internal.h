@@ -53,6 +53,22 @@ typedef struct {
 } cufort_fftw_api;
 const cufort_fftw_api *cufort_cpu_fftw(int single);   /* NULL (error set) when not available */
 
+/* A Level-2 vector of n elements at stride inc, copied for the CPU BLAS with room on both sides
+ * (cpu_blas_vec.c): p holds element i at i, for increment 1; _out copies it back. */
+typedef struct {
+    char *buf, *p;
+} cufort_cpu_vec;
+int cufort_cpu_vec_in(cufort_cpu_vec *v, const void *x, int64_t n, int64_t inc, size_t es);
+void cufort_cpu_vec_out(const cufort_cpu_vec *v, void *x, int64_t n, int64_t inc, size_t es);
+void cufort_cpu_vec_free(cufort_cpu_vec *v);
+
+/* CUFORT_HOST_GUARD_PAGES (host_guard.c): every "device" block flush against an inaccessible page
+ * before it or after it (the variable is read once, at the first allocation). */
+enum { CUFORT_HOST_GUARD_NONE, CUFORT_HOST_GUARD_BEFORE, CUFORT_HOST_GUARD_AFTER };
+int cufort_host_guard_side(void);
+int cufort_host_guarded_alloc(void **p, size_t bytes, int side);
+void cufort_host_guarded_free(void *p);
+
 /* CPU BLAS takes 32-bit integers: narrowing that would truncate is an error, never silent. */
 int cufort_host_int(int *out, int64_t v, const char *name);
 
