@@ -288,6 +288,7 @@ struct fz_worker {
     /* per call: resolved pointers and what to release afterwards */
     fz_val val[FZ_MAX_ARGS];
     void *owned[FZ_MAX_ARGS];
+    size_t owned_map[FZ_MAX_ARGS];   /* a mapping's length (CUFORT_FUZZ_GUARD_HOST), 0: malloc'd */
     int nowned;
     int nowhere;                     /* device memory was wanted while cufort had none to give */
     fz_rng fill;                     /* contents of fresh arrays */

@@ -1,10 +1,14 @@
 /* fuzz_arrays.c — a call's array descriptions and handles made into pointers.  Device and pinned
  * blocks are cached by size (a call needs a fresh allocation only on a miss), host arrays are
  * malloc'd at exactly their size for every call (so a sanitizer sees any read past them), freed and
- * made-up pointers are made on demand. */
+ * made-up pointers are made on demand.  With CUFORT_FUZZ_GUARD_HOST=after (or before), each host
+ * array is a mapping of its own, flush (to 16 bytes) against an inaccessible page after (before)
+ * it: a read past it faults whoever makes it, the CUDA driver and cuBLAS included. */
 #include "fuzz.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Made-up addresses: below the lowest address Linux lets a process map, so using one faults. */
 #define BOGUS_ARRAY ((uintptr_t)0x8000)
@@ -21,14 +25,44 @@ static void fill(fz_rng *r, void *p, size_t bytes)
     memset((char *)p + n * sizeof *f, 0x3c, bytes - n * sizeof *f);
 }
 
+/* CUFORT_FUZZ_GUARD_HOST: 0 off, 1 a guard page after each host array, 2 before */
+static int guard_side(void)
+{
+    static int side = -1;
+    int s = __atomic_load_n(&side, __ATOMIC_RELAXED);
+    if (s < 0) {
+        const char *e = getenv("CUFORT_FUZZ_GUARD_HOST");
+        s = !e ? 0 : !strcmp(e, "after") ? 1 : !strcmp(e, "before") ? 2 : 0;
+        __atomic_store_n(&side, s, __ATOMIC_RELAXED);
+    }
+    return s;
+}
+
+/* `bytes` in a mapping of their own, flush against a guard page; *len: the mapping's length */
+static void *guarded_host(size_t bytes, int side, size_t *len)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), used = (bytes + 15) / 16 * 16;
+    size_t data = used > pg ? (used + pg - 1) / pg * pg : pg;
+    *len = data + 2 * pg;
+    char *m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    mprotect(m, pg, PROT_NONE);
+    mprotect(m + pg + data, pg, PROT_NONE);
+    return side == 1 ? m + pg + data - used : m + pg;
+}
+
 static void *fresh_host(fz_worker *w, int64_t bytes)
 {
-    void *p = malloc(bytes > 0 ? (size_t)bytes : 1);
+    size_t want = bytes > 0 ? (size_t)bytes : 1, len = 0;
+    int side = guard_side();
+    void *p = side ? guarded_host(want, side, &len) : malloc(want);
     if (!p) {
         fprintf(stderr, "fuzz: out of host memory\n");
         abort();
     }
     fill(&w->fill, p, (size_t)(bytes > 0 ? bytes : 0));
+    w->owned_map[w->nowned] = len;
     w->owned[w->nowned++] = p;
     return p;
 }
@@ -171,8 +205,13 @@ void fz_resolve(fz_worker *w, const fz_call *c)
 
 void fz_release(fz_worker *w)
 {
-    for (int i = 0; i < w->nowned; i++)
-        free(w->owned[i]);
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < w->nowned; i++) {
+        if (w->owned_map[i])   /* the mapping starts at the guard page before the array's first page */
+            munmap((char *)((uintptr_t)w->owned[i] / pg * pg) - pg, w->owned_map[i]);
+        else
+            free(w->owned[i]);
+    }
     w->nowned = 0;
 }
 

@@ -127,16 +127,16 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* A slice of `calls` on the host backend with every device block flush against an inaccessible
- * page on `side` (CUFORT_HOST_GUARD_PAGES): a read past a vector by code no sanitizer sees, such as
- * the CPU BLAS, crashes there.  This program again, so that the variable holds from the first
+/* A slice of `calls` on the host backend with every device block and every host array flush
+ * against an inaccessible page on `side` (CUFORT_HOST_GUARD_PAGES, CUFORT_FUZZ_GUARD_HOST): a read
+ * past a vector by code no sanitizer sees, such as the CPU BLAS, crashes there.  This program again, so that the variable holds from the first
  * allocation; its summary line is left out of this run's.  Returns its problems (0 or 1). */
 static int guarded_slice(const char *side, unsigned long long seed, int64_t calls)
 {
     char s_seed[32], s_calls[32];
     snprintf(s_seed, sizeof s_seed, "%llu", seed);
     snprintf(s_calls, sizeof s_calls, "%lld", (long long)calls);
-    printf("# fuzz: %lld calls on the host backend, device blocks flush against a guard page %s them\n",
+    printf("# fuzz: %lld calls on the host backend, arrays flush against a guard page %s them\n",
            (long long)calls, side);
     fflush(stdout);
     int fd[2];
@@ -150,6 +150,7 @@ static int guarded_slice(const char *side, unsigned long long seed, int64_t call
         dup2(fd[1], 1);
         setenv("CUFORT_BACKEND", "host", 1);
         setenv("CUFORT_HOST_GUARD_PAGES", side, 1);
+        setenv("CUFORT_FUZZ_GUARD_HOST", side, 1);
         execl("/proc/self/exe", "fuzz_capi", "--seed", s_seed, "--calls", s_calls, (char *)NULL);
         _exit(127);
     }
