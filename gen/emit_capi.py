@@ -338,7 +338,7 @@ def host_entry(r, v):
             proto(f"cufort_host_{v.name}", r, v), "{", "    static void *slot;", f"    {ftype} f;",
             f'    int st = cufort_cpu_blas_symbol("{sym}", &slot, (void **)&f);', "    if (st) return st;"]
     # A vector of one element reads no stride: it goes to the CPU BLAS as 1, which OpenBLAS needs
-    # (its complex dot products fault on n = 1 with an increment near INT_MAX).
+    # (its kernels that load past a vector's end fault on n = 1 with an increment near INT_MAX).
     for a in r.args:
         if a.kind == "array" and a.shape[0] == "vec" and a.shape[2] in ints:
             body.append(f"    if (({a.shape[1]}) <= 1) {a.shape[2]} = 1;")
