@@ -19,6 +19,7 @@ enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, C_SLOTS = 4, PINNED_T
 #define HALVED_BYTES (16.0 * 1024 * 1024)
 #define HALVED_FLOPS 17179869184.0   /* 2^34 */
 #define QUARTERED_BYTES (4.0 * 1024 * 1024)
+#define MAX_TILE ((int64_t)1 << 40)   /* CUFORT_GEMM_TILE past any dimension: one tile, and 2 t fits */
 
 static size_t parse_bytes(const char *s)
 {
@@ -29,7 +30,7 @@ static size_t parse_bytes(const char *s)
     case 'M': v *= 1024.0 * 1024; break;
     case 'G': v *= 1024.0 * 1024 * 1024; break;
     }
-    return v > 0 ? (size_t)v : 0;
+    return !(v > 0) ? 0 : v >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v;   /* NaN: 0 */
 }
 
 /* The default leaves a sixteenth of the memory (at least 256 MiB) to cuBLAS's workspace and to
@@ -66,8 +67,8 @@ static double c_bytes(const job *j) { return (double)j->m * (double)j->n * (doub
 static int64_t tile_from_env(void)
 {
     const char *env = getenv("CUFORT_GEMM_TILE");
-    long long t = env ? atoll(env) : 0;
-    return t > 0 ? t : 0;
+    long long t = env ? strtoll(env, NULL, 10) : 0;   /* saturates */
+    return t <= 0 ? 0 : t < MAX_TILE ? t : MAX_TILE;
 }
 
 /* A pinned call that one tile of 2048 would hold, C 4 MiB or more, goes in quarters instead, so

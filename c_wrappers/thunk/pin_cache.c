@@ -52,8 +52,10 @@ static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 static int64_t default_limit(void)
 {
     const char *env = getenv("CUFORT_PIN_CACHE_MB");
-    if (env && *env)
-        return atoll(env) > 0 ? atoll(env) << 20 : 0;
+    if (env && *env) {   /* strtoll saturates; a limit past the address space is no limit */
+        long long mb = strtoll(env, NULL, 10);
+        return mb <= 0 ? 0 : mb >= INT64_MAX >> 20 ? INT64_MAX : (int64_t)mb << 20;
+    }
     return (int64_t)sysconf(_SC_PHYS_PAGES) * (int64_t)page_size() / 4;
 }
 
