@@ -11,8 +11,6 @@
 
 enum { PAD = 256 };   /* bytes on each side: more than any vector load reaches past an end */
 
-static int64_t offset(int64_t n, int64_t inc, int64_t i) { return (inc < 0 ? (1 - n) * inc : 0) + i * inc; }
-
 int cufort_cpu_vec_in(cufort_cpu_vec *v, const void *x, int64_t n, int64_t inc, size_t es)
 {
     size_t count = n > 0 ? (size_t)n : 0;
@@ -24,14 +22,14 @@ int cufort_cpu_vec_in(cufort_cpu_vec *v, const void *x, int64_t n, int64_t inc, 
     memset(v->buf, 0, PAD);
     memset(v->p + count * es, 0, PAD);
     for (size_t i = 0; i < count; i++)
-        memcpy(v->p + i * es, (const char *)x + offset(n, inc, (int64_t)i) * (int64_t)es, es);
+        memcpy(v->p + i * es, (const char *)x + cufort_blas_vix(n, inc, (int64_t)i) * (int64_t)es, es);
     return CUFORT_SUCCESS;
 }
 
 void cufort_cpu_vec_out(const cufort_cpu_vec *v, void *x, int64_t n, int64_t inc, size_t es)
 {
     for (int64_t i = 0; i < n; i++)
-        memcpy((char *)x + offset(n, inc, i) * (int64_t)es, v->p + (size_t)i * es, es);
+        memcpy((char *)x + cufort_blas_vix(n, inc, i) * (int64_t)es, v->p + (size_t)i * es, es);
 }
 
 void cufort_cpu_vec_free(cufort_cpu_vec *v)

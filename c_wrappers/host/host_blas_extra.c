@@ -26,12 +26,7 @@ static inline double abs1_z(cufort_cdouble v) { return fabs(creal(v)) + fabs(cim
 #define UPPER(c) (toupper((unsigned char)(c)) == 'U')
 #define CONJT(c) (toupper((unsigned char)(c)) == 'C')
 
-/* Offset of element i of an n-element BLAS vector at stride inc: a negative inc starts at
- * (1 - n) * inc and walks backwards, inc 0 repeats element 0 (reference BLAS). */
-static inline int64_t vix(int64_t n, int64_t inc, int64_t i)
-{
-    return (inc < 0 ? (1 - n) * inc : 0) + i * inc;
-}
+#define vix cufort_blas_vix   /* host_internal.h; short for the loops below */
 
 /* Rows lo <= i < hi of column j that lie in the uplo triangle of an n x n matrix. */
 #define TRI(up, j, n) int64_t lo = (up) ? 0 : (j), hi = (up) ? (j) + 1 : (n)

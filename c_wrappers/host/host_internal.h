@@ -53,6 +53,13 @@ typedef struct {
 } cufort_fftw_api;
 const cufort_fftw_api *cufort_cpu_fftw(int single);   /* NULL (error set) when not available */
 
+/* Offset of element i of an n-element BLAS vector at stride inc: a negative inc starts at
+ * (1 - n) * inc and walks backwards, inc 0 repeats element 0 (reference BLAS). */
+static inline int64_t cufort_blas_vix(int64_t n, int64_t inc, int64_t i)
+{
+    return (inc < 0 ? (1 - n) * inc : 0) + i * inc;
+}
+
 /* A Level-2 vector of n elements at stride inc, copied for the CPU BLAS with room on both sides
  * (cpu_blas_vec.c): p holds element i at i, for increment 1; _out copies it back. */
 typedef struct {
