@@ -460,11 +460,12 @@ HMM_PROBE_BIN := $(PROBE_DIR)/hmm_probe
 $(HMM_PROBE_BIN): bench/probes/hmm_probe.cu $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(GENCODE) -o $@ $< -lcufft -Xlinker -rpath,$(CUDA_LIBDIR)
-# link_probe: the DMA engine against a copy kernel on slots just packed, and the DMA rate of 1..N GPUs at once
+# link_probe: the DMA engine against a copy kernel on slots just packed, the packing's stores, and
+# the DMA rate of 1..N GPUs at once
 LINK_PROBE_BIN := $(PROBE_DIR)/link_probe
-$(LINK_PROBE_BIN): bench/probes/link_probe.cu bench/bench_util.h $(FLAGS_FILE) | $(DEPS_STAMP)
+$(LINK_PROBE_BIN): bench/probes/link_probe.cu bench/bench_util.h c_wrappers/thunk/copy_streaming.h $(FLAGS_FILE) | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Xcompiler -fopenmp -o $@ $< -lcublas -lgomp -Xlinker -rpath,$(CUDA_LIBDIR)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -Ic_wrappers/thunk -Xcompiler -fopenmp -o $@ $< -lcublas -lgomp -Xlinker -rpath,$(CUDA_LIBDIR)
 # pin_probe: can a pageable array stay pinned between calls, safely (userfaultfd events), and what
 # pinning and DMA from it cost
 PIN_PROBE_BIN := $(PROBE_DIR)/pin_probe

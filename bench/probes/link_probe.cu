@@ -1,5 +1,5 @@
 /* link_probe.cu — how fast pinned host memory reaches the GPUs, by which mover, and how many GPUs
- * the host's memory feeds at once.  Two questions behind the staging engine (docs/performance.md):
+ * the host's memory feeds at once: the questions behind the staging engine (docs/performance.md):
  *   fresh     One GPU.  A 32 MiB upload in 8 MiB groups, each group packed by T threads from a
  *             pageable array just before it moves, as the staging engine packs its slots.  The
  *             mover is the DMA engine (cudaMemcpyAsync) or a copy kernel on 16 to 2 x SMs
@@ -13,11 +13,16 @@
  *             download leaves it; also read with the non-temporal hint, or flushed line by line
  *             after reading), or not touched since the caches were flushed: how much longer the
  *             DMA engine takes to write lines that sit in the cores' caches.
+ *   mixed     One GPU.  Each just-packed 8 MiB group moved part by the DMA engine and the rest by
+ *             the copy kernel at once, 24 and 32 MiB: whether the two movers' reads add up.
+ *   stores    One GPU.  32 MiB packed in 8 MiB groups with ordinary stores, `rep movsb`, or
+ *             streaming stores 16 (the library's), 32 or 64 bytes wide; packed alone, and packed
+ *             with each group's DMA queued as it is packed.
  *   gpus      1..N GPUs at once, each moving 512 MiB between a pinned buffer of its own and its
  *             memory by DMA: up, down, and both at once.  The aggregate is what the host's memory
  *             gives the DMA engines, the ceiling of a GEMM spread over the GPUs on pinned arrays.
  * Medians of REPS after a warm-up, wall clock to the last stream's end.
- * Usage: link_probe [fresh|down|gpus|all] */
+ * Usage: link_probe [fresh|down|gpus|all|mixed|stores] ("all": the first three) */
 #include <cpuid.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -30,6 +35,7 @@
 #include <unistd.h>
 
 #include "../bench_util.h"
+#include "copy_streaming.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
@@ -341,6 +347,171 @@ static void gpus(void)
     }
 }
 
+/* ---- mixed: one GPU, both movers on the same just-packed groups, no kernel running beside ----
+ * Each 8 MiB group, once packed, is moved part by the DMA engine and the rest by the copy kernel at
+ * once: whether the two movers' reads of lines still in the packing cores' caches add up. */
+static void move_split(size_t at, size_t len, double dma_share)
+{
+    size_t d = (size_t)(len * dma_share) / 4096 * 4096;
+    if (d) CK(cudaMemcpyAsync(dev + at, slot + at, d, cudaMemcpyHostToDevice, s_copy));
+    if (len > d) {
+        pull<<<blocks, 512, 0, s_high>>>((int4 *)(dev + at + d), (const int4 *)(slot_dev + at + d),
+                                         (len - d) / 16);
+        CK(cudaGetLastError());
+    }
+}
+
+static void mixed(void)
+{
+    const size_t MAXB = 32 * MIB, GROUP = 8 * MIB;
+    int lo, hi, sms;
+    CK(cudaSetDevice(0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    CK(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithPriority(&s_high, cudaStreamNonBlocking, hi));
+    src = (char *)malloc(MAXB);
+    junk = (char *)malloc(1024 * MIB);
+    for (size_t i = 0; i < MAXB / 4; i++) ((unsigned *)src)[i] = (unsigned)(i * 2654435761u) | 1u;
+    CK(cudaHostAlloc((void **)&slot, MAXB, cudaHostAllocPortable | cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void **)&slot_dev, slot, 0));
+    CK(cudaMalloc((void **)&dev, MAXB));
+    const double shares[] = {1.0, 0.0, 0.5, 0.375, 0.25};
+    const int block_counts[] = {sms, 2 * sms};
+    double t[REPS];
+    char what[96];
+    for (int round = 0; round < 2; round++)
+        for (size_t bytes = 24 * MIB; bytes <= MAXB; bytes += 8 * MIB)
+            for (int cached = 0; cached < 2; cached++)   /* src evicted, or in the caches */
+                for (int si = 0; si < 5; si++)
+                    for (int bi = 0; bi < 2; bi++) {
+                        if (si == 0 && bi) continue;
+                        blocks = block_counts[bi];
+                        for (int r = -1; r < REPS; r++) {
+                            CK(cudaMemset(dev, 0, MAXB));
+                            CK(cudaDeviceSynchronize());
+                            evict();
+                            if (cached) memcpy(junk, src, bytes);   /* src read: in L3 */
+                            double t0 = bench_now();
+                            for (size_t at = 0; at < bytes; at += GROUP) {
+                                pack(at, GROUP, 12);
+                                move_split(at, GROUP, shares[si]);
+                            }
+                            CK(cudaDeviceSynchronize());
+                            if (r >= 0) t[r] = bench_now() - t0;
+                        }
+                        char *back = (char *)malloc(bytes);
+                        CK(cudaMemcpy(back, dev, bytes, cudaMemcpyDeviceToHost));
+                        int ok = !memcmp(back, src, bytes);
+                        free(back);
+                        snprintf(what, sizeof what, "%2zu MiB%s, dma share %.3f, kernel x %d%s",
+                                 bytes / MIB, cached ? " (src cached)" : "", shares[si],
+                                 shares[si] == 1.0 ? 0 : blocks, ok ? "" : " WRONG");
+                        report(what, t, REPS, bytes);
+                    }
+    CK(cudaFree(dev));
+    CK(cudaFreeHost(slot));
+    free(src);
+    free(junk);
+}
+
+/* ---- stores: one GPU, how the packing's stores decide an upload ----
+ * 32 MiB packed in 8 MiB groups by T threads with ordinary stores (memcpy), `rep movsb`, or
+ * non-temporal stores 16, 32 or 64 bytes wide; packed alone, and packed with each group's DMA
+ * queued as it is packed (the staging engine's upload).  Sources evicted, or in the caches. */
+typedef void (*packer)(char *, const char *, size_t);
+static void st_memcpy(char *d, const char *s, size_t n) { memcpy(d, s, n); }
+static void st_movsb(char *d, const char *s, size_t n)
+{
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+static void st_nt16(char *d, const char *s, size_t n) { cufort_copy_streaming(d, s, n); }   /* the library's */
+__attribute__((target("avx2"))) static void st_nt32(char *d, const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        _mm256_stream_si256((__m256i *)(d + i), a);
+        _mm256_stream_si256((__m256i *)(d + i + 32), b);
+    }
+    memcpy(d + i, s + i, n - i);
+    _mm_sfence();
+}
+__attribute__((target("avx512f"))) static void st_nt64(char *d, const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        _mm512_stream_si512((__m512i *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
+    memcpy(d + i, s + i, n - i);
+    _mm_sfence();
+}
+
+static void pack_with(packer f, size_t at, size_t len, int threads)
+{
+#pragma omp parallel num_threads(threads)
+    {
+        int t = omp_get_thread_num();
+        size_t piece = len / threads / 4096 * 4096, lo = at + t * piece;
+        f(slot + lo, src + lo, t == threads - 1 ? len - t * piece : piece);
+    }
+}
+
+static void stores(void)
+{
+    const size_t BYTES = 32 * MIB, GROUP = 8 * MIB;
+    CK(cudaSetDevice(0));
+    CK(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
+    src = (char *)malloc(BYTES);
+    junk = (char *)malloc(1024 * MIB);
+    for (size_t i = 0; i < BYTES / 4; i++) ((unsigned *)src)[i] = (unsigned)(i * 2654435761u) | 1u;
+    CK(cudaHostAlloc((void **)&slot, BYTES, cudaHostAllocPortable));
+    CK(cudaMalloc((void **)&dev, BYTES));
+    __builtin_cpu_init();
+    const packer fs[] = {st_memcpy, st_movsb, st_nt16, st_nt32, st_nt64};
+    const char *names[] = {"memcpy", "rep movsb", "nt 16 B", "nt 32 B", "nt 64 B"};
+    int nf = __builtin_cpu_supports("avx512f") ? 5 : __builtin_cpu_supports("avx2") ? 4 : 3;
+    double t[REPS];
+    char what[96];
+    for (int round = 0; round < 2; round++)
+        for (int cached = 0; cached < 2; cached++)
+            for (int threads = 12; threads <= 16; threads += 4)
+                for (int f = 0; f < nf; f++)
+                    for (int dma = 0; dma < 2; dma++) {
+                        for (int r = -1; r < REPS; r++) {
+                            CK(cudaMemset(dev, 0, BYTES));
+                            CK(cudaDeviceSynchronize());
+                            evict();
+                            if (cached) memcpy(junk, src, BYTES);
+                            double t0 = bench_now();
+                            for (size_t at = 0; at < BYTES; at += GROUP) {
+                                pack_with(fs[f], at, GROUP, threads);
+                                if (dma)
+                                    CK(cudaMemcpyAsync(dev + at, slot + at, GROUP, cudaMemcpyHostToDevice, s_copy));
+                            }
+                            CK(cudaDeviceSynchronize());
+                            if (r >= 0) t[r] = bench_now() - t0;
+                        }
+                        int ok = 1;
+                        if (dma) {
+                            char *back = (char *)malloc(BYTES);
+                            CK(cudaMemcpy(back, dev, BYTES, cudaMemcpyDeviceToHost));
+                            ok = !memcmp(back, src, BYTES);
+                            free(back);
+                        } else {
+                            ok = !memcmp(slot, src, BYTES);
+                        }
+                        snprintf(what, sizeof what, "32 MiB%s, %2d threads, %-9s %s%s",
+                                 cached ? " (src cached)" : "", threads, names[f],
+                                 dma ? "packed + dma" : "packed only", ok ? "" : " WRONG");
+                        report(what, t, REPS, BYTES);
+                    }
+    CK(cudaFree(dev));
+    CK(cudaFreeHost(slot));
+    free(src);
+    free(junk);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -349,6 +520,8 @@ int main(int argc, char **argv)
     printf("# link_probe on %s, %d host threads\n", p.name, omp_get_max_threads());
     if (!strcmp(what, "fresh") || !strcmp(what, "all")) fresh();
     if (!strcmp(what, "down") || !strcmp(what, "all")) down();
+    if (!strcmp(what, "mixed")) mixed();
+    if (!strcmp(what, "stores")) stores();
     if (!strcmp(what, "gpus") || !strcmp(what, "all")) gpus();
     return 0;
 }
