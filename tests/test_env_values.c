@@ -4,7 +4,9 @@
  * Each setting runs a small workload in a child process (host-array GEMM, on one tile and on
  * several, TRSM, a reduction, a transpose, a round-trip FFT, and the drop-in's DGEMM): the child
  * must not crash or hang, and every call must succeed with the right result or fail with a status
- * and a message.  (CUFORT_REPORT_FILE and CUFORT_STAGE_TRACE name files to write: left out.) */
+ * and a message.  (CUFORT_REPORT_FILE and CUFORT_STAGE_TRACE name files to write: left out.)
+ * A numeric setting given a value it does not take says so on stderr once, however often it is
+ * read, and a value it takes says nothing: the child checks its own stderr for that. */
 #include "check.h"
 
 #include <complex.h>
@@ -27,6 +29,19 @@ static const char *const VALUES[] = {"", "abc", "-1", "0", "-9223372036854775808
                                      "99999999999999999999999", "1e400", "nan", " 7x", "3,,-2",
                                      NULL /* a page of 9s */};
 enum { NVARS = sizeof VARS / sizeof *VARS, NVALUES = sizeof VALUES / sizeof *VALUES };
+
+/* Numeric settings the workload reads on every backend, and for each value above whether it is
+ * refused (1: one line on stderr).  '1': a whole number from 1, '0': from 0 (past the most a
+ * setting takes reads as that most), 'b': a byte count (1e400 is past any). */
+static const struct {
+    const char *name;
+    char kind;
+} READ_ALWAYS[] = {{"CUFORT_GEMM_TILE", '1'},         {"CUFORT_STAGING_THREADS", '1'},
+                   {"CUFORT_PIN_CACHE_MB", '0'},      {"CUFORT_DEVICE_MEMORY_CAP", 'b'},
+                   {"CUFORT_L3_WHOLE_BYTES", 'b'}};
+static const char REFUSED[3][NVALUES + 1] = {"01111011110", "01101011110", "01101001110"};
+/* read by libcufort and again by the drop-in, each of which reports once */
+static const char *const READ_TWICE[] = {"CUFORT_RANKS_PER_DEVICE", "CUFORT_DEVICES_PER_RANK"};
 
 static int bad;
 static void fail(const char *what, int st)
@@ -148,12 +163,53 @@ static void workload(void)
     cufort_shutdown();
 }
 
+/* the lines "cufort: ignoring NAME=..." in the captured stderr, for `name`; other names: a FAIL */
+static int refusals(FILE *err, const char *name)
+{
+    char line[8192];
+    int count = 0;
+    rewind(err);
+    while (fgets(line, sizeof line, err)) {
+        fputs(line, stderr);
+        if (strncmp(line, "cufort: ignoring ", 17)) continue;
+        size_t len = strlen(name);
+        if (!strncmp(line + 17, name, len) && line[17 + len] == '=')
+            count++;
+        else
+            fail(ckf("a line about a variable not set: %.100s", line), 0);
+    }
+    return count;
+}
+
+/* spec: "k:NAME", the value VALUES[k] (or the nines) set in NAME */
 static int child(const char *spec)
 {
     ck_child_main("test_env_values");
     alarm(120);   /* a hang ends the child, and the parent reports it */
+    int k = atoi(spec);
+    const char *name = strchr(spec, ':') + 1, *value = getenv(name) ? getenv(name) : "";
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *err = tmpfile();
+    if (err) dup2(fileno(err), 2);
     workload();
-    if (!bad) printf("ok test_env_values %s\n", spec);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    if (err) {
+        int lines = refusals(err, name), most = 1, want = -1;
+        for (size_t i = 0; i < sizeof READ_TWICE / sizeof *READ_TWICE; i++)
+            if (!strcmp(name, READ_TWICE[i])) most = 2;
+        for (size_t i = 0; i < sizeof READ_ALWAYS / sizeof *READ_ALWAYS; i++)
+            if (!strcmp(name, READ_ALWAYS[i].name))
+                want = REFUSED[READ_ALWAYS[i].kind == '1' ? 0 : READ_ALWAYS[i].kind == '0' ? 1 : 2][k] - '0';
+        if (lines > most)
+            fail(ckf("%s reported %d times", name, lines), 0);
+        if (want >= 0 && lines != want)
+            fail(ckf("%s=\"%.24s\" reported %d times, not %d", name, value, lines, want), 0);
+        fclose(err);
+    }
+    if (!bad) printf("ok test_env_values %s=\"%.24s%s\"\n", name, value, strlen(value) > 24 ? "..." : "");
     return 0;
 }
 
@@ -176,12 +232,13 @@ int main(int argc, char **argv)
             if (!on_host && k != 1 && k != 2 && k != 5 && VALUES[k])
                 continue;
             const char *val = VALUES[k] ? VALUES[k] : nines;
-            char spec[4200], what[256];
+            char spec[4200], what[256], mode[96];
             snprintf(spec, sizeof spec, "%s=%s", VARS[v], val);
             snprintf(what, sizeof what, "%s=\"%.24s%s\"", VARS[v], val, strlen(val) > 24 ? "..." : "");
+            snprintf(mode, sizeof mode, "%d:%s", k, VARS[v]);
             /* an empty value is set, not unset: "VAR=" would unset it in ck_child */
             if (!*val) setenv(VARS[v], "", 1);
-            ck_child(what, what, *val ? spec : "CK_UNUSED=", NULL);
+            ck_child(mode, what, *val ? spec : "CK_UNUSED=", NULL);
             if (!*val) unsetenv(VARS[v]);
         }
     return ck_end();

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "env.h"
 #include "internal.h"
 
 /* the first of the variables that is set, as a non-negative integer (Slurm's task counts may
@@ -44,9 +45,9 @@ int cufort_world_rank(void)
 
 int cufort_devices_per_rank(void)
 {
-    const char *env = getenv("CUFORT_DEVICES_PER_RANK");
-    int k = env && *env ? atoi(env) : 0;
-    return k > 0 ? k : 0;
+    int64_t k = 0;
+    cufort_env_int("CUFORT_DEVICES_PER_RANK", 1, INT32_MAX, &k);
+    return (int)k;
 }
 
 /* the ranks r < size whose devices (r, or r*k .. r*k+k-1 with k per rank, round the node)
@@ -63,9 +64,9 @@ static int ranks_sharing(int device, int devices, int size)
 
 int cufort_ranks_on_device(int device, int devices)
 {
-    const char *env = getenv("CUFORT_RANKS_PER_DEVICE");
-    if (env && atoi(env) > 0)
-        return atoi(env);
+    int64_t given;
+    if (cufort_env_int("CUFORT_RANKS_PER_DEVICE", 1, INT32_MAX, &given))
+        return (int)given;
     int size = cufort_local_size();
     if (size <= 1 || devices <= 0 || device < 0 || device >= devices)
         return 1;

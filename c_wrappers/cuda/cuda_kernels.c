@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "env.h"
 #include "kernels_internal.h"
 #include "thread_state.h"
 
@@ -102,14 +103,16 @@ static int scratch_for(cudaStream_t stream, size_t bytes, slot **out)
 
 static int grid_override(void)
 {
-    const char *e = getenv("CUFORT_REDUCE_GRID");
-    return e && *e ? atoi(e) : 0;
+    int64_t g = 0;
+    cufort_env_int("CUFORT_REDUCE_GRID", 0, INT32_MAX, &g);
+    return (int)g;
 }
 
 static int transpose_variant(void)
 {
-    const char *e = getenv("CUFORT_TRANSPOSE_VARIANT");
-    return e && *e ? atoi(e) : 0;
+    int64_t v = 0;
+    cufort_env_int("CUFORT_TRANSPOSE_VARIANT", 0, INT32_MAX, &v);
+    return (int)v;
 }
 
 static size_t result_bytes(int kind, int op)

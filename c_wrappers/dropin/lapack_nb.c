@@ -18,23 +18,23 @@
 #include <string.h>
 
 #include "dropin.h"
+#include "env.h"
 
 enum { DEFAULT_NB = 1024, NOT_SET = -1 };   /* NOT_SET: as dropin_block_size says */
 
 typedef f77_int ilaenv_fn(const f77_int *, const char *, const char *, const f77_int *,
                           const f77_int *, const f77_int *, const f77_int *, size_t, size_t);
 
-/* A block-size variable, read once into *cache (-1 when unset or not a number from 0 to 2^20):
- * the environment may change later, the answer may not, or one factorization would mix block
- * sizes between its queries */
+/* A block-size variable, read once into *cache (-1 when unset or not a whole number from 0; more
+ * than 2^20 reads as 2^20): the environment may change later, the answer may not, or one
+ * factorization would mix block sizes between its queries */
 f77_int dropin_block_size(const char *variable, f77_int *cache)
 {
     f77_int v = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (v == -2) {
-        const char *s = getenv(variable);
-        char *end = NULL;
-        long long x = s && *s ? strtoll(s, &end, 10) : -1;
-        v = end && *end == 0 && x >= 0 && x <= 1 << 20 ? (f77_int)x : -1;
+        int64_t x = -1;
+        cufort_env_int(variable, 0, 1 << 20, &x);
+        v = (f77_int)x;
         __atomic_store_n(cache, v, __ATOMIC_RELEASE);
     }
     return v;

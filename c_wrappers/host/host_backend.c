@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "host_internal.h"
 
 
@@ -18,9 +19,9 @@ static void host_close(void) {}
  * so that multi-GPU scheduling and per-device state run in tests without a GPU. */
 static int host_device_count(int *count)
 {
-    const char *env = getenv("CUFORT_HOST_DEVICES");
-    int n = env && *env ? atoi(env) : 1;
-    *count = n >= 1 && n <= 64 ? n : 1;
+    int64_t n = 1;
+    cufort_env_int("CUFORT_HOST_DEVICES", 1, 64, &n);
+    *count = (int)n;
     return CUFORT_SUCCESS;
 }
 

@@ -49,11 +49,13 @@
  * times it was made on, =2 also every call in the band.
  *
  * The table is small and fixed; a call that finds it full is routed by the threshold alone. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "env.h"
 #include "route.h"
 
 enum { BAND = 8, TIMED = 3, KEEP = 12, CLASSES = 512, STEPS_PER_OCTAVE = 4 };
@@ -100,13 +102,15 @@ static struct {
 static void read_env(void)
 {
     char name[64];
-    const char *v = getenv(dropin_env_name(name, sizeof name, "GAP_US"));
-    double us = v && *v ? atof(v) : 0;
+    double us = 0;
+    cufort_env_real(dropin_env_name(name, sizeof name, "GAP_US"), 0, 1e9, &us);
     env.gap_ns = (uint64_t)((us > 0 ? us : GAP_US) * 1e3);
-    v = getenv(dropin_env_name(name, sizeof name, "RECHECK"));
-    env.recheck = v && *v ? atol(v) : 0;
-    v = getenv(dropin_env_name(name, sizeof name, "TRACE"));
-    env.trace = v ? atoi(v) : 0;
+    int64_t x = 0;
+    cufort_env_int(dropin_env_name(name, sizeof name, "RECHECK"), 0, LONG_MAX, &x);
+    env.recheck = (long)x;
+    x = 0;
+    cufort_env_int(dropin_env_name(name, sizeof name, "TRACE"), 0, 2, &x);
+    env.trace = (int)x;
 }
 
 double dropin_adapt_band_low(double threshold)

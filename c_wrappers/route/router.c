@@ -14,11 +14,12 @@
  * cufort is initialised at the first call that would go to the engine, not before: a program that
  * never gets there never pays for a CUDA context. */
 #define _GNU_SOURCE
-#include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "env.h"
 #include "route.h"
 
 enum { ADAPT_OFF, ADAPT_ALWAYS, ADAPT_ON_GPU };
@@ -44,22 +45,11 @@ static int env_on(const char *name)
     return v && *v && !(v[0] == '0' && v[1] == 0);
 }
 
-/* A malformed value is a mistake worth one line, not a reason to stop the program. */
+/* A malformed value is a mistake worth one line (env.h), not a reason to stop the program. */
 static double env_number(const char *name, double dflt)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return dflt;
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    while (*end == ' ')
-        end++;
-    if (errno || *end || !(x >= 0)) {
-        fprintf(stderr, "%s: ignoring %s=%s (want a number >= 0); using %g\n", dropin_this.title,
-                name, v, dflt);
-        return dflt;
-    }
+    double x = dflt;
+    cufort_env_real(name, 0, HUGE_VAL, &x);
     return x;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "devices_run.h"
+#include "env.h"
 #include "worker.h"
 
 /* Work that keeps one device busy for well over the cost of handing it a share (a helper
@@ -15,8 +16,8 @@
  * one device. */
 static double min_flops_per_device(void)
 {
-    const char *env = getenv("CUFORT_MULTI_GPU_MIN_FLOPS");
-    double v = env && *env ? strtod(env, NULL) : 0;
+    double v = 0;
+    cufort_env_real("CUFORT_MULTI_GPU_MIN_FLOPS", 0, HUGE_VAL, &v);
     return v > 0 ? v : 2e10;
 }
 
@@ -29,9 +30,9 @@ static double min_flops_per_device(void)
  * 700 flops per byte. */
 static double pageable_min_intensity(void)
 {
-    const char *env = getenv("CUFORT_MULTI_GPU_MIN_INTENSITY");
-    double v = env && *env ? strtod(env, NULL) : -1;
-    return v >= 0 ? v : 700;
+    double v = 700;
+    cufort_env_real("CUFORT_MULTI_GPU_MIN_INTENSITY", 0, HUGE_VAL, &v);
+    return v;
 }
 
 static atomic_uint set_aside;   /* a bit per device number */
@@ -46,9 +47,9 @@ void cufort_device_set_aside(int device)
  * gains less than a helper's wake-up and a second plan cost. */
 static double min_bytes_per_device(void)
 {
-    const char *env = getenv("CUFORT_MULTI_GPU_MIN_BYTES");
-    double v = env && *env ? strtod(env, NULL) : 0;
-    return v > 0 ? v : 64.0 * (1 << 20);
+    size_t v = 0;
+    cufort_env_bytes("CUFORT_MULTI_GPU_MIN_BYTES", &v);
+    return v > 0 ? (double)v : 64.0 * (1 << 20);
 }
 
 /* set while this thread runs its own share of a spread call */

@@ -1,9 +1,9 @@
 /* gemm_plan.c — the GEMM engine's plan for one call on one device (gemm_internal.h): tile sizes,
  * resident or out of core, and the device memory it holds, shrunk until the allocation succeeds. */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "env.h"
 #include "gemm_internal.h"
 #include "scratch.h"
 
@@ -21,24 +21,12 @@ enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, C_SLOTS = 4, PINNED_T
 #define QUARTERED_BYTES (4.0 * 1024 * 1024)
 #define MAX_TILE ((int64_t)1 << 40)   /* CUFORT_GEMM_TILE past any dimension: one tile, and 2 t fits */
 
-static size_t parse_bytes(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    switch (toupper((unsigned char)*end)) {
-    case 'K': v *= 1024.0; break;
-    case 'M': v *= 1024.0 * 1024; break;
-    case 'G': v *= 1024.0 * 1024 * 1024; break;
-    }
-    return !(v > 0) ? 0 : v >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v;   /* NaN: 0 */
-}
-
 /* The default leaves a sixteenth of the memory (at least 256 MiB) to cuBLAS's workspace and to
  * whatever else runs on the device, and gives MPI ranks sharing the card a share each. */
 size_t cufort_thunk_device_budget(void)
 {
-    const char *env = getenv("CUFORT_DEVICE_MEMORY_CAP");
-    size_t cap = env && *env ? parse_bytes(env) : SIZE_MAX;
+    size_t cap = SIZE_MAX;
+    cufort_env_bytes("CUFORT_DEVICE_MEMORY_CAP", &cap);
     if (cufort_on_host())
         return cap;
     int64_t free_b = 0, total_b = 0;
@@ -66,9 +54,9 @@ static double c_bytes(const job *j) { return (double)j->m * (double)j->n * (doub
 
 static int64_t tile_from_env(void)
 {
-    const char *env = getenv("CUFORT_GEMM_TILE");
-    long long t = env ? strtoll(env, NULL, 10) : 0;   /* saturates */
-    return t <= 0 ? 0 : t < MAX_TILE ? t : MAX_TILE;
+    int64_t t = 0;
+    cufort_env_int("CUFORT_GEMM_TILE", 1, MAX_TILE, &t);
+    return t;
 }
 
 /* A pinned call that one tile of 2048 would hold, C 4 MiB or more, goes in quarters instead, so

@@ -8,6 +8,7 @@
  * not. */
 #include <stdlib.h>
 
+#include "env.h"
 #include "gemm_engine.h"
 #include "l3_internal.h"
 #include "scratch.h"
@@ -205,13 +206,6 @@ static int whole(const char *routine, const cufort_l3 *c)
 
 /* ---- entry ---- */
 
-static int64_t env_int(const char *name, int64_t dflt)
-{
-    const char *v = getenv(name);
-    long long x = v && *v ? atoll(v) : -1;
-    return x >= 0 ? x : dflt;
-}
-
 /* A rank-k update of an untransposed A (n x k) in chunks of k (l3_rank_k.c) rather than panels
  * of C: where A is about as long as C is wide or longer, C fits the device, and the update is
  * bound by its copies, under 700 flops per byte of A and C (the H100 machine's GEMM rate over its
@@ -232,7 +226,8 @@ typedef size_t (*need_fn)(const cufort_l3 *, int64_t);
 
 static int64_t width(const cufort_l3 *c, need_fn need, int64_t dim, size_t cap)
 {
-    int64_t w = env_int("CUFORT_L3_PANEL", 0);
+    int64_t w = 0;
+    cufort_env_int("CUFORT_L3_PANEL", 1, INT64_MAX, &w);
     if (w <= 0)
         w = cufort_l3_min(MAX_BLOCK, cufort_l3_max(MIN_BLOCK, (dim / 8 + 255) / 256 * 256));
     w = cufort_l3_min(dim, w);
@@ -274,7 +269,9 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
     double ar = rank_k ? (double)c->n * (double)c->k : (double)order * (double)order;
     double bytes = (double)cufort_prec_size(c->prec) *
                    (ar * (1 + (rank_k && needs_b)) + (double)rows * (double)cols * (1 + sym));
-    if (bytes <= (double)env_int("CUFORT_L3_WHOLE_BYTES", 128 << 20))
+    size_t whole_bytes = 128 << 20;
+    cufort_env_bytes("CUFORT_L3_WHOLE_BYTES", &whole_bytes);
+    if (bytes <= (double)whole_bytes)
         return whole(routine, c);
     size_t cap = cufort_thunk_device_budget();
     /* the pipeline, and the dimension it cuts: columns of B for a TRSM/TRMM (chunks on the left,

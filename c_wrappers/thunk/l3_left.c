@@ -25,6 +25,7 @@
  * condition (bl = 256 to 1024 rows). */
 #include <stdlib.h>
 
+#include "env.h"
 #include "l3_internal.h"
 
 enum { MIN_BL = 256, WANT_BL = 1024 };
@@ -40,8 +41,8 @@ typedef struct {
  * 256 to 1024; never more than L3_BLOCK_EVENTS blocks */
 static int64_t block_rows(int64_t ka)
 {
-    const char *v = getenv("CUFORT_L3_BLOCK");
-    int64_t bl = v && *v ? atoll(v) : 0;
+    int64_t bl = 0;
+    cufort_env_int("CUFORT_L3_BLOCK", 1, INT64_MAX, &bl);
     if (bl <= 0)
         bl = cufort_l3_min(WANT_BL, cufort_l3_max(MIN_BL, (ka / 16 + 255) / 256 * 256));
     int64_t fewest = (ka + L3_BLOCK_EVENTS - 1) / L3_BLOCK_EVENTS;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "internal.h"
 #include "pin_cache.h"
 #include "range_watch.h"
@@ -51,11 +52,9 @@ static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
 static int64_t default_limit(void)
 {
-    const char *env = getenv("CUFORT_PIN_CACHE_MB");
-    if (env && *env) {   /* strtoll saturates; a limit past the address space is no limit */
-        long long mb = strtoll(env, NULL, 10);
-        return mb <= 0 ? 0 : mb >= INT64_MAX >> 20 ? INT64_MAX : (int64_t)mb << 20;
-    }
+    int64_t mb;   /* a limit past the address space is no limit */
+    if (cufort_env_int("CUFORT_PIN_CACHE_MB", 0, INT64_MAX >> 20, &mb))
+        return mb == INT64_MAX >> 20 ? INT64_MAX : mb << 20;
     return (int64_t)sysconf(_SC_PHYS_PAGES) * (int64_t)page_size() / 4;
 }
 

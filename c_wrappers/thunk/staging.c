@@ -28,12 +28,13 @@
 #include <stdlib.h>
 
 #include "copy_streaming.h"
+#include "env.h"
 #include "pin_cache.h"
 #include "pool.h"
+#include "scratch.h"
 #include "stage_trace.h"
 #include "staging.h"
 #include "thread_state.h"
-#include "scratch.h"
 
 /* GROUP: a slot, the most one DMA moves; PIECE: the most one worker packs or unpacks at a time;
  * MIN_PIECE: the least worth a worker of its own in an array of 1 MiB or more, SMALL_PIECE in a
@@ -103,9 +104,9 @@ int cufort_host_dma_ready(const void *p, size_t bytes)
 /* the thread count environment variable `name` sets, at most MAX_WORKERS; 0 when unset */
 static int threads_from_env(const char *name)
 {
-    const char *env = getenv(name);
-    int n = env ? atoi(env) : 0;
-    return n <= 0 ? 0 : n < MAX_WORKERS ? n : MAX_WORKERS;
+    int64_t n = 0;
+    cufort_env_int(name, 1, MAX_WORKERS, &n);
+    return (int)n;
 }
 
 /* the threads that OpenMP and the process's CPU affinity offer */
