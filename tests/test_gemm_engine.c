@@ -276,18 +276,22 @@ static void plan_checks(void)
           "a cap too small for one element of each: a clear error", "status %d, \"%s\"", st, ck_err());
     unsetenv("CUFORT_DEVICE_MEMORY_CAP");
     unsetenv("CUFORT_GEMM_TILE");
-    /* pageable, one tile of 16 MiB or more and 2^34 flops or more: two halves of columns; pinned,
-     * the tile set by hand, fewer bytes or fewer flops: one tile (the plans alone, for calls this
-     * large; the tiles' results are checked above on smaller plans) */
+    /* pageable, one tile of 16 MiB or more and 10^10 flops or more: two halves of columns; pinned,
+     * the tile set by hand, fewer bytes or fewer flops: one tile, or the cut to 256 columns; more
+     * than one tile: tiles of even width (the plans alone, for calls this large; the tiles' results
+     * are checked above on smaller plans) */
     static const struct { char prec; int m, n, k, pinned, nb; const char *what; } halves[] = {
-        {'d', 2048, 1024, 4096, 0, 512, "16 MiB, 2^34 flops: halves"},
+        {'d', 2048, 1024, 2385, 0, 512, "16 MiB, 10^10 flops: halves"},
         {'s', 2048, 2048, 2048, 0, 1024, "SGEMM n = 2048: halves"},
+        {'s', 4000, 4000, 4000, 0, 2048, "SGEMM n = 4000: halves, not 3840 + 160"},
         {'d', 4096, 768, 2731, 0, 384, "25 MB: halves of 384"},
         {'d', 4096, 768, 2731, 1, -1, "25 MB, pinned: no halves"},
         {'d', 2047, 1024, 4096, 0, 1024, "just under 16 MiB: one tile"},
-        {'d', 2048, 1024, 4095, 0, 1024, "just under 2^34 flops: one tile"},
+        {'d', 2048, 1024, 2384, 0, 1024, "just under 10^10 flops: one tile"},
+        {'d', 1500, 1500, 1500, 0, 1280, "DGEMM n = 1500, under 10^10 flops: 1280 + 220"},
         {'z', 1024, 1024, 1024, 0, 1024, "ZGEMM n = 1024, 2^33 flops: one tile"},
         {'z', 1024, 1024, 2048, 0, 512, "ZGEMM n = 1024, k = 2048: halves"},
+        {'d', 3500, 3500, 3500, 0, 1792, "DGEMM n = 3500: two tiles of 1792, not 2304 + 1196"},
     };
     for (size_t i = 0; i < sizeof halves / sizeof *halves; i++) {
         int st = cufort_thunk_gemm_plan(halves[i].prec, halves[i].m, halves[i].n, halves[i].k,
@@ -299,6 +303,12 @@ static void plan_checks(void)
     setenv("CUFORT_GEMM_TILE", "4096", 1);
     CHECK(cufort_thunk_gemm_plan('d', 4096, 768, 2731, 0, &info) == 0 && info.nb == 768,
           "plan, 25 MB, tile 4096 set: one tile", "nb %lld", (long long)info.nb);
+    /* tiles of 4 MiB, 512 columns of 1000 doubles, over 1300 columns: three of even width */
+    setenv("CUFORT_GEMM_TILE", "1024", 1);
+    case_t even = make('d', 'N', 'T', 1000, 1300, 50, 1.5, -0.5, 3);
+    check_case(&even, "tiles of even width");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.nb == 448, "tiles of even width: 448 + 448 + 404", "nb %lld", (long long)info.nb);
     unsetenv("CUFORT_GEMM_TILE");
     /* a run of the one-tile plan that the halves rule leaves alone: few flops */
     case_t one = make('d', 'N', 'N', 4096, 768, 16, 1.0, -0.5, 1);

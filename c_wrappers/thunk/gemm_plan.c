@@ -17,7 +17,7 @@ typedef cufort_gemm_job job;
 enum { MAX_PANELS = CUFORT_GEMM_MAX_PANELS, OOC_SLOTS = 2, C_SLOTS = 4, PINNED_TILE = 2048,
        PAGEABLE_TILE = 4096, ALIGN = 256, HALF_ALIGN = 64 };
 #define HALVED_BYTES (16.0 * 1024 * 1024)
-#define HALVED_FLOPS 17179869184.0   /* 2^34 */
+#define HALVED_FLOPS 1e10
 #define QUARTERED_BYTES (4.0 * 1024 * 1024)
 #define MAX_TILE ((int64_t)1 << 40)   /* CUFORT_GEMM_TILE past any dimension: one tile, and 2 t fits */
 
@@ -93,18 +93,23 @@ static int whole_columns(const job *j, int64_t t)
 }
 
 /* A pageable call that the default tile leaves in one piece goes in two halves of columns when
- * that piece is 16 MiB or more and the GEMM does 2^34 flops or more: the second half's upload and
+ * that piece is 16 MiB or more and the GEMM does 10^10 flops or more: the second half's upload and
  * GEMM then overlap the first half's download, which pays once each half's GEMM and download
- * outlast the second tile's start (docs/performance.md, mid-size GEMM: ZGEMM n = 1024, 16 MiB but
- * half the flops of SGEMM n = 2048, is faster in one piece). */
+ * outlast the second tile's start (docs/performance.md, mid-size GEMM: ZGEMM n = 1024, 16 MiB and
+ * 8.6e9 flops, is faster in one piece; DGEMM n = 1800 and ZGEMM 1200 are faster in halves). */
 static int halved(const job *j)
 {
     return !j->pinned && !tile_from_env() && c_bytes(j) >= HALVED_BYTES &&
            cufort_gemm_flops(j) >= HALVED_FLOPS && j->n >= 2 * HALF_ALIGN;
 }
 
-/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats; or
- * halves of that one piece (halved()). */
+/* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats, cut
+ * into tiles of even width; or halves of C when one such tile would hold it all (halved()).
+ * Rounded down to 256 columns instead, the width left a sliver where C needs more than one tile
+ * (DGEMM n = 3500 in 2304 + 1196 columns), and kept a call that one tile holds, but for a few
+ * columns, from its halves (SGEMM n = 4000 in 3840 + 160 columns, 20% slower than in halves:
+ * docs/performance.md).  A call one tile holds and not halved keeps that cut: DGEMM n = 1500 ran
+ * faster in 1280 + 220 columns than in one tile. */
 static int64_t tile_width(const job *j, int64_t t)
 {
     int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
@@ -112,8 +117,10 @@ static int64_t tile_width(const job *j, int64_t t)
         double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
         int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
         nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
-        if (nb == j->n && halved(j))
+        if (cols >= j->n && halved(j))
             nb = cdiv(cdiv(j->n, 2), HALF_ALIGN) * HALF_ALIGN;
+        else if (cols < j->n)   /* as many tiles, of even width */
+            nb = min64(nb, cdiv(cdiv(j->n, cdiv(j->n, nb)), HALF_ALIGN) * HALF_ALIGN);
     }
     return nb;
 }
