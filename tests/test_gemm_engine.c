@@ -292,6 +292,8 @@ static void plan_checks(void)
         {'z', 1024, 1024, 1024, 0, 1024, "ZGEMM n = 1024, 2^33 flops: one tile"},
         {'z', 1024, 1024, 2048, 0, 512, "ZGEMM n = 1024, k = 2048: halves"},
         {'d', 3500, 3500, 3500, 0, 1792, "DGEMM n = 3500: two tiles of 1792, not 2304 + 1196"},
+        {'s', 2100, 2100, 2100, 1, 1088, "pinned SGEMM n = 2100: 1088 + 1012, not 2048 + 52"},
+        {'s', 3000, 3000, 3000, 1, 2048, "pinned SGEMM n = 3000: 2048 + 952 kept"},
     };
     for (size_t i = 0; i < sizeof halves / sizeof *halves; i++) {
         int st = cufort_thunk_gemm_plan(halves[i].prec, halves[i].m, halves[i].n, halves[i].k,
