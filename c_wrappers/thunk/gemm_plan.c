@@ -111,10 +111,9 @@ static int64_t even_width(int64_t dim, int64_t width)
 }
 
 /* Tiles of width, unless the last would be under a quarter of it: then even_width().  A sliver
- * puts nearly a whole call in the first tiles, whose copies nothing overlaps (pinned SGEMM
- * n = 2100 in 2048 + 52 took 1.70-2.06 ms, in 1088 + 1012 1.34-1.45); a last tile of a quarter
- * or more is a short end to the pipeline (pinned SGEMM n = 3000 ran 5-8% faster in 2048 + 952
- * than in 1536 + 1464). */
+ * puts nearly the whole call in the first tiles, whose copies nothing overlaps (pinned SGEMM
+ * n = 2100 in 2048 + 52); a last tile of a quarter or more is a short end to the pipeline, and
+ * cut even it measured slower (pinned SGEMM n = 3000: docs/performance.md). */
 static int64_t no_sliver(int64_t dim, int64_t width)
 {
     int64_t last = dim - (cdiv(dim, width) - 1) * width;
@@ -123,11 +122,11 @@ static int64_t no_sliver(int64_t dim, int64_t width)
 
 /* C's tile width: t, or with whole_columns() the columns holding the bytes of t x t floats, cut
  * into tiles of even width; or halves of C when one such tile would hold it all (halved()).
- * Rounded down to 256 columns instead, the width left a sliver where C needs more than one tile
+ * Rounded down to 256 columns alone, the width left a narrow last tile where C needs several
  * (DGEMM n = 3500 in 2304 + 1196 columns), and kept a call that one tile holds, but for a few
- * columns, from its halves (SGEMM n = 4000 in 3840 + 160 columns, 20% slower than in halves:
- * docs/performance.md).  A call one tile holds and not halved keeps that cut: DGEMM n = 1500 ran
- * faster in 1280 + 220 columns than in one tile. */
+ * columns, from its halves (SGEMM n = 4000 in 3840 + 160: docs/performance.md).  A call one tile
+ * holds and too small for halves keeps that cut, which measured faster than one tile (DGEMM
+ * n = 1500 in 1280 + 220). */
 static int64_t tile_width(const job *j, int64_t t)
 {
     int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
