@@ -1,7 +1,6 @@
 /* gemm_plan.c — the GEMM engine's plan for one call on one device (gemm_internal.h): tile sizes,
  * resident or out of core, and the device memory it holds, shrunk until the allocation succeeds. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "env.h"
 #include "gemm_internal.h"
@@ -130,18 +129,14 @@ static int64_t no_sliver(int64_t dim, int64_t width)
 static int64_t tile_width(const job *j, int64_t t)
 {
     int64_t nb = min64(j->n, IMAX(t, cdiv(j->n, MAX_PANELS)));
-    if (!tile_from_env())
-        nb = no_sliver(j->n, nb);
-    if (whole_columns(j, t)) {
-        double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
-        int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
-        nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
-        if (cols >= j->n && halved(j))
-            nb = cdiv(cdiv(j->n, 2), HALF_ALIGN) * HALF_ALIGN;
-        else if (cols < j->n)
-            nb = even_width(j->n, nb);
-    }
-    return nb;
+    if (!whole_columns(j, t))
+        return tile_from_env() ? nb : no_sliver(j->n, nb);
+    double bytes = (double)t * (double)t * 4;   /* t comes from the environment: no overflow */
+    int64_t cols = (int64_t)fmin(bytes / ((double)j->m * (double)j->es), (double)j->n);
+    nb = min64(j->n, IMAX(cols >= 512 ? cols / 256 * 256 : IMAX(cols, 1), cdiv(j->n, MAX_PANELS)));
+    if (cols >= j->n && halved(j))
+        return cdiv(cdiv(j->n, 2), HALF_ALIGN) * HALF_ALIGN;
+    return cols < j->n ? even_width(j->n, nb) : nb;
 }
 
 /* C slots of a resident plan: C_SLOTS; on a staged call spread over devices, two column panels'

@@ -23,7 +23,6 @@
  * on a chunk's narrow blocks runs far below the GEMM rate, and there are many of them; the
  * inverse is what MAGMA's solves apply too, and its error is bounded by the diagonal block's
  * condition (bl = 256 to 1024 rows). */
-#include <stdlib.h>
 
 #include "env.h"
 #include "l3_internal.h"
