@@ -8,6 +8,7 @@
 #                        package (mk/install.mk); make uninstall removes exactly what it installed
 #   make generate        regenerates the generated sources from gen/*_table.py
 #   make check-generated fails when the generated files are not what the generator writes
+#   make check-docs      fails when docs/environment.md misses a variable the code reads, or a link is dead
 #   make gpu-bundle      build/runtime: the shared libraries a GPU machine without gfortran/OpenBLAS needs
 #   make clean
 #
@@ -125,7 +126,7 @@ RPATH_LIB := -Wl,-rpath,'$$ORIGIN'
 # $(eval $(call signature_file,FILE_VAR,TEXT_VAR)): the file named by FILE_VAR holds the text of
 # TEXT_VAR, rewritten only when that text changes, so that what depends on the file rebuilds exactly
 # then.  Variable names, not values, go in: flags hold commas and dollars.
-NO_BUILD_GOALS := clean generate check-generated coverage help uninstall version
+NO_BUILD_GOALS := clean generate check-generated check-docs coverage help uninstall version
 define signature_file
 ifneq ($$(filter-out $$(NO_BUILD_GOALS),$$(or $$(MAKECMDGOALS),all)),)
 $$(shell mkdir -p $$(dir $$($1)) && { [ "$$$$(cat $$($1) 2>/dev/null)" = '$$($2)' ] || \
@@ -158,7 +159,7 @@ MOD_FFLAGS = $(FFLAGS) $(FC_STD) $(FC_WARN) -fPIC
 FORTRAN_LIBS := $(LIB)/libcufort_fortran.a $(LIB)/libcufort_fortran.so
 LIBS += $(FORTRAN_LIBS)
 
-.PHONY: all libs tests examples check demo install clean generate check-generated gpu-bundle \
+.PHONY: all libs tests examples check demo install clean generate check-generated check-docs gpu-bundle \
         coverage help deps uninstall
 all: libs
 
@@ -513,6 +514,9 @@ check: libs tests examples
 
 check-generated:
 	@bash scripts/check_generated.sh
+
+check-docs:
+	@$(PYTHON) scripts/check_docs.py
 
 generate:
 	$(PYTHON) gen/generate.py
