@@ -504,7 +504,7 @@ bench: bench-build
 include mk/dropin.mk
 include mk/fftw.mk
 include mk/mpi.mk
-include mk/readme.mk
+include mk/doc_programs.mk
 
 # ---- the Fortran side again with LLVM flang, beside gfortran's (mk/flang.mk) ------------------------
 include mk/flang.mk
