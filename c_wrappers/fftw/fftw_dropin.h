@@ -58,6 +58,8 @@ typedef struct drop_plan {
     cufort_fft_plan engine;     /* the engine's plan (cufort plan cache); NULL: none */
     int engine_generation;
     int engine_failed;          /* planning it failed: not tried again */
+    char *engine_why;           /* why, when it failed as the plan was made: the first execution
+                                   counts that as its fallback and takes this */
     int cpu_only;               /* small and planned for one thread: always the real FFTW */
     void (*cpu_exec)(void *, void *, void *);   /* then FFTW's new-array execute, found at planning */
     int64_t n[3], batch;        /* the engine's description (C order) */

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fft_internal.h"   /* the core plan cache */
 #include "fftw_dropin.h"
@@ -46,11 +47,12 @@ static cufort_fft_plan engine_plan(drop_plan *p, dropin_call *c)
                                      p->advanced ? p->inembed : NULL, p->istride, p->idist,
                                      p->advanced ? p->onembed : NULL, p->ostride, p->odist);
     if (st) {
-        if (c) {
-            char why[400];
-            snprintf(why, sizeof why, "planning: %s: %s", cufort_status_string(st), cufort_last_error());
+        char why[400];
+        snprintf(why, sizeof why, "planning: %s: %s", cufort_status_string(st), cufort_last_error());
+        if (c)
             dropin_fallback(c, why);
-        }
+        else
+            p->engine_why = strdup(why);   /* NULL when out of memory: then only the count is lost */
         p->engine_failed = 1;
         return NULL;
     }
@@ -103,7 +105,7 @@ drop_plan *drop_plan_make(const drop_problem *pb)
     if (p->cpu_only)
         p->cpu_exec = drop_cpu_executor(p);
     if (paths & DROPIN_PATH_ENGINE)
-        engine_plan(p, NULL);   /* a failure shows at the first execution, which then runs on FFTW */
+        engine_plan(p, NULL);   /* a failure is the first execution's fallback (drop_plan_execute) */
     return p;
 }
 
@@ -159,6 +161,11 @@ void drop_plan_execute(const char *fn, drop_plan *p, void *in, void *out)
     }
     dropin_call c;
     dropin_begin(&c, p->stats);
+    char *why = __atomic_exchange_n(&p->engine_why, NULL, __ATOMIC_ACQ_REL);
+    if (why) {   /* the engine's plan failed when this plan was made, with no call to count it on */
+        dropin_fallback(&c, why);
+        free(why);
+    }
     if (!p->engine_failed && !p->cpu_only && dropin_use_gpu(&c, p->flops, 0)) {
         cufort_fft_plan e = engine_plan(p, &c);
         if (e) {
@@ -180,6 +187,7 @@ void drop_plan_destroy(drop_plan *p)
     if (!p)
         return;
     drop_cpu_destroy(p->pb.single, p->cpu);
+    free(p->engine_why);
     if (p->engine)
         cufort_fft_plan_release(p->engine, p->engine_generation);
     free(p);

@@ -142,6 +142,80 @@ static void report_at_exit(void)
     rmdir(dir);
 }
 
+/* A cuFFT plan that cannot be had when the FFTW plan is made (here in a fork's child, where cufort
+ * refuses to start) sends the plan's executions to the real FFTW: the first of each plan counted
+ * as a fallback, the reason in the report, the rest plain FFTW calls, the results right.  The child
+ * answers in its exit status, one bit per check. */
+static int engine_plan_fails_child(const char *report)
+{
+    enum { N = 1 << 12 };
+    fftw_complex *a = fftw_alloc_complex(N), *orig = fftw_alloc_complex(N);
+    if (!a || !orig)
+        return 64;
+    for (int i = 0; i < N; i++) {
+        orig[i][0] = a[i][0] = 0.25 + (i * 37 % 101) / 101.0;
+        orig[i][1] = a[i][1] = -0.5 + (i * 53 % 89) / 89.0;
+    }
+    cufort_fftw_stats s0, s1;
+    cufort_fftw_stats_of("c2c_double", &s0);
+    fftw_plan p = fftw_plan_dft_1d(N, a, a, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_plan q = fftw_plan_dft_1d(N, a, a, FFTW_BACKWARD, FFTW_ESTIMATE);
+    if (!p || !q)
+        return 64;
+    for (int round = 0; round < 2; round++)
+        fftw_execute(p), fftw_execute(q);   /* each round trip scales by N */
+    cufort_fftw_stats_of("c2c_double", &s1);
+    double worst = 0;
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 2; k++)
+            worst = fmax(worst, fabs(a[i][k] / ((double)N * N) - orig[i][k]));
+    int bits = 0;
+    bits |= (worst > 1e-12) << 0;
+    bits |= (s1.calls - s0.calls != 4 || s1.cpu - s0.cpu != 4 || s1.gpu != s0.gpu) << 1;
+    bits |= (s1.fallback - s0.fallback != 2) << 2;
+    char text[4096] = "";
+    if (cufort_fftw_write_report(report) == 0) {
+        FILE *f = fopen(report, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        text[n] = 0;
+        if (f)
+            fclose(f);
+    }
+    bits |= !strstr(text, "planning: ") << 3;
+    fftw_destroy_plan(p), fftw_destroy_plan(q);
+    fftw_free(a), fftw_free(orig);
+    return bits;
+}
+
+static void engine_plan_fails(void)
+{
+    char report[] = "/tmp/test_fftw_report.XXXXXX";
+    int fd = mkstemp(report);
+    if (fd < 0) {
+        CHECK(0, "engine plan fails", "mkstemp failed");
+        return;
+    }
+    close(fd);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(60);
+        _exit(engine_plan_fails_child(report));
+    }
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    int bits = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    const char *what = "a cuFFT plan refused when the FFTW plan is made (a fork's child): ";
+    CHECK(bits >= 0 && bits < 64, ckf("%sthe child ran", what), "wait status %#x, exit %d", ws, bits);
+    if (bits >= 0 && bits < 64) {
+        CHECK(!(bits & 1), ckf("%sresults from the real FFTW", what), "round trips off by more than 1e-12");
+        CHECK(!(bits & 2), ckf("%sall four executions counted on FFTW", what), "counts wrong");
+        CHECK(!(bits & 4), ckf("%sone fallback per plan, not per execution", what), "fallbacks wrong");
+        CHECK(!(bits & 8), ckf("%sthe report names the planning failure", what), "no 'planning:' reason");
+    }
+    unlink(report);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--child")) {
@@ -183,6 +257,7 @@ int main(int argc, char **argv)
     fftwf_plan_queries();
     if (e) {
         plan_cache_reuse();
+        engine_plan_fails();
     } else {
         report_at_exit();
         /* c2c of 4096 points: 5 N log2 N = 245760 flops, the threshold set there */
