@@ -66,8 +66,8 @@ int cufort_gate_close(const char *routine)
 {
     if (depth > 0)
         return cufort_fail(CUFORT_INVALID_VALUE,
-                           "%s: called from inside another cufort call (a callback such as xerbla, "
-                           "or a thread-exit handler); call it after that call has returned",
+                           "%s: called from code run during another cufort call; call it after "
+                           "that call has returned",
                            routine);
     pthread_mutex_lock(&lock);
     while (atomic_load(&closing))              /* one teardown at a time */

@@ -18,7 +18,7 @@ typedef struct {
     int64_t fallback;        /* of the cpu ones: meant for the engine, which could not run them */
     double seconds;          /* wall time inside the routine, all calls */
     double flops;            /* real flops by the usual formulas (gemm 2mnk, x4 for complex, ...) */
-    double bytes;            /* host<->device, engine calls only: each input once, each output once */
+    double bytes;            /* host<->device, engine calls only: inputs once, updated arrays both ways */
 } cufort_dropin_stats;
 
 /* Counters are kept only while CUFORT_REPORT is set (otherwise all zero).  Returns 0, or -1 for an
@@ -26,8 +26,9 @@ typedef struct {
 int cufort_dropin_stats_of(const char *routine, cufort_dropin_stats *out);
 int cufort_dropin_stats_at(int index, cufort_dropin_stats *out);
 
-/* Re-reads CUFORT_GPU_THRESHOLD, CUFORT_GPU_MIN_DIM, CUFORT_DROPIN_FORCE_GPU and CUFORT_REPORT
- * (read once, at the first BLAS call, otherwise). */
+/* Re-reads CUFORT_GPU_THRESHOLD, CUFORT_GPU_MIN_DIM, CUFORT_DROPIN_FORCE_GPU, CUFORT_REPORT and the
+ * measuring settings (read once, at the first BLAS call, otherwise), and forgets the measured
+ * classes. */
 void cufort_dropin_configure(void);
 
 /* Writes the report now: to `path` ("-" or NULL: stderr).  0, or -1 when the file cannot be written. */

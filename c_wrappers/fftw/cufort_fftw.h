@@ -26,8 +26,9 @@ typedef struct {
 int cufort_fftw_stats_of(const char *name, cufort_fftw_stats *out);
 int cufort_fftw_stats_at(int index, cufort_fftw_stats *out);
 
-/* Re-reads CUFORT_FFTW_THRESHOLD, CUFORT_FFTW_FORCE_GPU, CUFORT_FFTW_ADAPT and CUFORT_REPORT (read
- * once, at the first plan, otherwise).  Plans made before keep the paths they were made for. */
+/* Re-reads CUFORT_FFTW_THRESHOLD, CUFORT_FFTW_FORCE_GPU, CUFORT_FFTW_ADAPT, CUFORT_REPORT and the
+ * measuring settings (read once, at the first plan, otherwise), and forgets the measured classes.
+ * Plans made before keep the paths they were made for. */
 void cufort_fftw_configure(void);
 
 /* Writes the report now: to `path` ("-" or NULL: stderr).  0, or -1 when the file cannot be written. */

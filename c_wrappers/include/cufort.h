@@ -30,8 +30,8 @@ enum {
     CUFORT_ALLOC_FAILED = 3,
     CUFORT_INVALID_VALUE = 7,      /* bad argument; for BLAS, cufort_last_info() is its position */
     CUFORT_ARCH_MISMATCH = 8,
-    CUFORT_MAPPING_ERROR = 11,     /* a copy between host and device failed, or a bad pointer */
-    CUFORT_EXECUTION_FAILED = 13,
+    CUFORT_MAPPING_ERROR = 11,     /* cuBLAS's own, passed through; a failed copy is EXECUTION_FAILED */
+    CUFORT_EXECUTION_FAILED = 13,  /* a CUDA or cuBLAS call failed, copies included */
     CUFORT_INTERNAL_ERROR = 14,
     CUFORT_NOT_SUPPORTED = 15,
     CUFORT_NO_DEVICE = 100,        /* the cuda backend was asked for and no usable GPU exists */
@@ -56,9 +56,10 @@ const char *cufort_version_string(void);  /* "1.0.0", static storage */
 
 /* ---- context ------------------------------------------------------------------------------------ */
 /* Chooses the backend from CUFORT_BACKEND=cuda|host|auto (default auto: cuda when a GPU is usable)
- * and the device from CUFORT_DEVICE, else the MPI local rank (OMPI_COMM_WORLD_LOCAL_RANK,
- * MV2_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, PMI_LOCAL_RANK) modulo the device count,
- * else 0.  Idempotent and thread-safe.
+ * and the device from CUFORT_DEVICE, else the first of CUFORT_DEVICES, else the MPI local rank
+ * (OMPI_COMM_WORLD_LOCAL_RANK, MV2_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID,
+ * PMI_LOCAL_RANK, PMIX_LOCAL_RANK) modulo the device count, else 0; a value naming no backend or
+ * device is CUFORT_INVALID_VALUE.  Idempotent and thread-safe.
  *
  * cufort_shutdown frees everything cufort allocated: device and pinned blocks, registrations,
  * streams, events, FFT plans, cuBLAS handles and per-thread buffers.  It is safe while other
@@ -66,10 +67,11 @@ const char *cufort_version_string(void);  /* "1.0.0", static storage */
  * it runs wait until it is done.  Afterwards device-pointer calls return CUFORT_NOT_INITIALIZED,
  * host-array calls initialise cufort again, and every handle and device pointer from before the
  * shutdown is dead (refused with a status where cufort can tell, which it can for plans, streams,
- * events and its own blocks).  Called from inside a cufort call (a callback such as xerbla), it is
- * refused with CUFORT_INVALID_VALUE.  cufort_set_device after init waits the same way, and what
- * belongs to the old device goes with it: FFT plans, streams, events, per-thread buffers (device
- * blocks stay; on the cuda backend they are the old device's memory).
+ * events and its own blocks).  Called from code cufort runs during one of its calls, it is refused
+ * with CUFORT_INVALID_VALUE (a program's xerbla runs after the failed call has returned).
+ * cufort_set_device after init waits the same way, and what belongs to the old device goes with
+ * it: FFT plans, streams, events, per-thread buffers (device blocks stay; on the cuda backend they
+ * are the old device's memory).
  *
  * Per-thread state (buffers, staging slots, streams, cuBLAS handle) goes back to a small pool when
  * its thread exits, where the next new thread takes it over: memory stays bounded however many
