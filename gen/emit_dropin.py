@@ -165,7 +165,7 @@ def forwarder(r, v, index):
     ret = ret_ctype(r, v)
     ftype = f"{name}_cpu_fn"
     lines = [f"typedef {cpu_ret_ctype(r, v)} {ftype}({wrap(cpu_types, '    ')});", "",
-             f"{ret} F77_NAME({name}, {upper})({wrap(ps, '    ')})", "{",
+             f"{ret} F77_PLAIN_NAME({name}, {upper})({wrap(ps, '    ')})", "{",
              "    static void *cpu;", "    dropin_call call;",
              f"    dropin_begin(&call, &dropin_routines[{index}]);"]
     for a in r.args:

@@ -50,8 +50,9 @@ static void laswp(size_t es, const f77_int *p_n, void *a, const f77_int *p_lda, 
 }
 
 #define LASWP(lower, UPPER, ES)                                                                   \
-    void F77_NAME(lower, UPPER)(const f77_int *n, void *a, const f77_int *lda, const f77_int *k1, \
-                                const f77_int *k2, const f77_int *ipiv, const f77_int *incx)      \
+    void F77_PLAIN_NAME(lower, UPPER)(const f77_int *n, void *a, const f77_int *lda,              \
+                                      const f77_int *k1, const f77_int *k2, const f77_int *ipiv,  \
+                                      const f77_int *incx)                                        \
     {                                                                                             \
         laswp(ES, n, a, lda, k1, k2, ipiv, incx);                                                 \
     }

@@ -51,7 +51,7 @@ static int recursive_panels(const char *name, size_t len)
     return !memcmp(up + 1, "POTRF", 5) || !memcmp(up + 1, "GETRF", 5);
 }
 
-f77_int F77_NAME(ilaenv, ILAENV)(const f77_int *ispec, const char *name, const char *opts,
+f77_int F77_PLAIN_NAME(ilaenv, ILAENV)(const f77_int *ispec, const char *name, const char *opts,
                                  const f77_int *n1, const f77_int *n2, const f77_int *n3,
                                  const f77_int *n4, size_t name_len, size_t opts_len)
 {

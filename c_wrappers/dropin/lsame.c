@@ -4,7 +4,7 @@
  * must still find it. */
 #include "dropin.h"
 
-f77_int F77_NAME(lsame, LSAME)(const char *ca, const char *cb, size_t ca_len, size_t cb_len)
+f77_int F77_PLAIN_NAME(lsame, LSAME)(const char *ca, const char *cb, size_t ca_len, size_t cb_len)
 {
     (void)ca_len;
     (void)cb_len;

@@ -18,7 +18,7 @@ enum { DEFAULT_NB = 1024 };
 
 typedef f77_int pilaenv_fn(const f77_int *, const char *, size_t);
 
-f77_int F77_NAME(pilaenv, PILAENV)(const f77_int *ictxt, const char *prec, size_t prec_len)
+f77_int F77_PLAIN_NAME(pilaenv, PILAENV)(const f77_int *ictxt, const char *prec, size_t prec_len)
 {
     static void *next;
     static f77_int cache = -2;

@@ -34,12 +34,15 @@ static inline void *cufort_f77_ptr(cufort_devptr p) { return (void *)(intptr_t)p
 #error "CUFORT_F77_MANGLING must be 1, 2, 3 or 4"
 #endif
 
-/* xerbla keeps one trailing underscore under scheme 2: it has none in its name. */
+/* A name with no underscore of its own (the BLAS and LAPACK names of the drop-in, xerbla) gets one
+ * trailing underscore under scheme 2, as g77 and f2c give it; the preprocessor cannot look inside
+ * a name, so such names say so. */
 #if defined(CUFORT_F77_MANGLING) && CUFORT_F77_MANGLING == 2
-#define F77_XERBLA xerbla_
+#define F77_PLAIN_NAME(lower, UPPER) lower##_
 #else
-#define F77_XERBLA F77_NAME(xerbla, XERBLA)
+#define F77_PLAIN_NAME(lower, UPPER) F77_NAME(lower, UPPER)
 #endif
+#define F77_XERBLA F77_PLAIN_NAME(xerbla, XERBLA)
 
 void F77_XERBLA(const char *srname, const f77_int *info, size_t srname_len);
 

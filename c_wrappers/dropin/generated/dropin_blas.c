@@ -6,7 +6,7 @@
 /* ---- isamax ------------------------------------------------------------------------------------ */
 typedef int isamax_cpu_fn(const int *, const float *, const int *);
 
-f77_int F77_NAME(isamax, ISAMAX)(const f77_int *p_n, const float *x, const f77_int *p_incx)
+f77_int F77_PLAIN_NAME(isamax, ISAMAX)(const f77_int *p_n, const float *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -26,7 +26,7 @@ f77_int F77_NAME(isamax, ISAMAX)(const f77_int *p_n, const float *x, const f77_i
 /* ---- idamax ------------------------------------------------------------------------------------ */
 typedef int idamax_cpu_fn(const int *, const double *, const int *);
 
-f77_int F77_NAME(idamax, IDAMAX)(const f77_int *p_n, const double *x, const f77_int *p_incx)
+f77_int F77_PLAIN_NAME(idamax, IDAMAX)(const f77_int *p_n, const double *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -46,7 +46,7 @@ f77_int F77_NAME(idamax, IDAMAX)(const f77_int *p_n, const double *x, const f77_
 /* ---- icamax ------------------------------------------------------------------------------------ */
 typedef int icamax_cpu_fn(const int *, const cufort_cfloat *, const int *);
 
-f77_int F77_NAME(icamax, ICAMAX)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx)
+f77_int F77_PLAIN_NAME(icamax, ICAMAX)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -66,7 +66,7 @@ f77_int F77_NAME(icamax, ICAMAX)(const f77_int *p_n, const cufort_cfloat *x, con
 /* ---- izamax ------------------------------------------------------------------------------------ */
 typedef int izamax_cpu_fn(const int *, const cufort_cdouble *, const int *);
 
-f77_int F77_NAME(izamax, IZAMAX)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx)
+f77_int F77_PLAIN_NAME(izamax, IZAMAX)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -86,7 +86,7 @@ f77_int F77_NAME(izamax, IZAMAX)(const f77_int *p_n, const cufort_cdouble *x, co
 /* ---- sasum ------------------------------------------------------------------------------------- */
 typedef float sasum_cpu_fn(const int *, const float *, const int *);
 
-float F77_NAME(sasum, SASUM)(const f77_int *p_n, const float *x, const f77_int *p_incx)
+float F77_PLAIN_NAME(sasum, SASUM)(const f77_int *p_n, const float *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -106,7 +106,7 @@ float F77_NAME(sasum, SASUM)(const f77_int *p_n, const float *x, const f77_int *
 /* ---- dasum ------------------------------------------------------------------------------------- */
 typedef double dasum_cpu_fn(const int *, const double *, const int *);
 
-double F77_NAME(dasum, DASUM)(const f77_int *p_n, const double *x, const f77_int *p_incx)
+double F77_PLAIN_NAME(dasum, DASUM)(const f77_int *p_n, const double *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -126,7 +126,7 @@ double F77_NAME(dasum, DASUM)(const f77_int *p_n, const double *x, const f77_int
 /* ---- scasum ------------------------------------------------------------------------------------ */
 typedef float scasum_cpu_fn(const int *, const cufort_cfloat *, const int *);
 
-float F77_NAME(scasum, SCASUM)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx)
+float F77_PLAIN_NAME(scasum, SCASUM)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -146,7 +146,7 @@ float F77_NAME(scasum, SCASUM)(const f77_int *p_n, const cufort_cfloat *x, const
 /* ---- dzasum ------------------------------------------------------------------------------------ */
 typedef double dzasum_cpu_fn(const int *, const cufort_cdouble *, const int *);
 
-double F77_NAME(dzasum, DZASUM)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx)
+double F77_PLAIN_NAME(dzasum, DZASUM)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -166,7 +166,7 @@ double F77_NAME(dzasum, DZASUM)(const f77_int *p_n, const cufort_cdouble *x, con
 /* ---- saxpy ------------------------------------------------------------------------------------- */
 typedef void saxpy_cpu_fn(const int *, const float *, const float *, const int *, float *, const int *);
 
-void F77_NAME(saxpy, SAXPY)(const f77_int *p_n, const float *alpha, const float *x, const f77_int *p_incx, float *y,
+void F77_PLAIN_NAME(saxpy, SAXPY)(const f77_int *p_n, const float *alpha, const float *x, const f77_int *p_incx, float *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -188,7 +188,7 @@ void F77_NAME(saxpy, SAXPY)(const f77_int *p_n, const float *alpha, const float 
 /* ---- daxpy ------------------------------------------------------------------------------------- */
 typedef void daxpy_cpu_fn(const int *, const double *, const double *, const int *, double *, const int *);
 
-void F77_NAME(daxpy, DAXPY)(const f77_int *p_n, const double *alpha, const double *x, const f77_int *p_incx, double *y,
+void F77_PLAIN_NAME(daxpy, DAXPY)(const f77_int *p_n, const double *alpha, const double *x, const f77_int *p_incx, double *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -211,7 +211,7 @@ void F77_NAME(daxpy, DAXPY)(const f77_int *p_n, const double *alpha, const doubl
 typedef void caxpy_cpu_fn(const int *, const cufort_cfloat *, const cufort_cfloat *, const int *, cufort_cfloat *,
     const int *);
 
-void F77_NAME(caxpy, CAXPY)(const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x, const f77_int *p_incx,
+void F77_PLAIN_NAME(caxpy, CAXPY)(const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x, const f77_int *p_incx,
     cufort_cfloat *y, const f77_int *p_incy)
 {
     static void *cpu;
@@ -234,7 +234,7 @@ void F77_NAME(caxpy, CAXPY)(const f77_int *p_n, const cufort_cfloat *alpha, cons
 typedef void zaxpy_cpu_fn(const int *, const cufort_cdouble *, const cufort_cdouble *, const int *, cufort_cdouble *,
     const int *);
 
-void F77_NAME(zaxpy, ZAXPY)(const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x, const f77_int *p_incx,
+void F77_PLAIN_NAME(zaxpy, ZAXPY)(const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x, const f77_int *p_incx,
     cufort_cdouble *y, const f77_int *p_incy)
 {
     static void *cpu;
@@ -256,7 +256,7 @@ void F77_NAME(zaxpy, ZAXPY)(const f77_int *p_n, const cufort_cdouble *alpha, con
 /* ---- scopy ------------------------------------------------------------------------------------- */
 typedef void scopy_cpu_fn(const int *, const float *, const int *, float *, const int *);
 
-void F77_NAME(scopy, SCOPY)(const f77_int *p_n, const float *x, const f77_int *p_incx, float *y, const f77_int *p_incy)
+void F77_PLAIN_NAME(scopy, SCOPY)(const f77_int *p_n, const float *x, const f77_int *p_incx, float *y, const f77_int *p_incy)
 {
     static void *cpu;
     dropin_call call;
@@ -277,7 +277,7 @@ void F77_NAME(scopy, SCOPY)(const f77_int *p_n, const float *x, const f77_int *p
 /* ---- dcopy ------------------------------------------------------------------------------------- */
 typedef void dcopy_cpu_fn(const int *, const double *, const int *, double *, const int *);
 
-void F77_NAME(dcopy, DCOPY)(const f77_int *p_n, const double *x, const f77_int *p_incx, double *y, const f77_int *p_incy)
+void F77_PLAIN_NAME(dcopy, DCOPY)(const f77_int *p_n, const double *x, const f77_int *p_incx, double *y, const f77_int *p_incy)
 {
     static void *cpu;
     dropin_call call;
@@ -298,7 +298,7 @@ void F77_NAME(dcopy, DCOPY)(const f77_int *p_n, const double *x, const f77_int *
 /* ---- ccopy ------------------------------------------------------------------------------------- */
 typedef void ccopy_cpu_fn(const int *, const cufort_cfloat *, const int *, cufort_cfloat *, const int *);
 
-void F77_NAME(ccopy, CCOPY)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx, cufort_cfloat *y,
+void F77_PLAIN_NAME(ccopy, CCOPY)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx, cufort_cfloat *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -320,7 +320,7 @@ void F77_NAME(ccopy, CCOPY)(const f77_int *p_n, const cufort_cfloat *x, const f7
 /* ---- zcopy ------------------------------------------------------------------------------------- */
 typedef void zcopy_cpu_fn(const int *, const cufort_cdouble *, const int *, cufort_cdouble *, const int *);
 
-void F77_NAME(zcopy, ZCOPY)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx, cufort_cdouble *y,
+void F77_PLAIN_NAME(zcopy, ZCOPY)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx, cufort_cdouble *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -342,7 +342,7 @@ void F77_NAME(zcopy, ZCOPY)(const f77_int *p_n, const cufort_cdouble *x, const f
 /* ---- sdot -------------------------------------------------------------------------------------- */
 typedef float sdot_cpu_fn(const int *, const float *, const int *, const float *, const int *);
 
-float F77_NAME(sdot, SDOT)(const f77_int *p_n, const float *x, const f77_int *p_incx, const float *y, const f77_int *p_incy)
+float F77_PLAIN_NAME(sdot, SDOT)(const f77_int *p_n, const float *x, const f77_int *p_incx, const float *y, const f77_int *p_incy)
 {
     static void *cpu;
     dropin_call call;
@@ -363,7 +363,7 @@ float F77_NAME(sdot, SDOT)(const f77_int *p_n, const float *x, const f77_int *p_
 /* ---- ddot -------------------------------------------------------------------------------------- */
 typedef double ddot_cpu_fn(const int *, const double *, const int *, const double *, const int *);
 
-double F77_NAME(ddot, DDOT)(const f77_int *p_n, const double *x, const f77_int *p_incx, const double *y,
+double F77_PLAIN_NAME(ddot, DDOT)(const f77_int *p_n, const double *x, const f77_int *p_incx, const double *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -385,7 +385,7 @@ double F77_NAME(ddot, DDOT)(const f77_int *p_n, const double *x, const f77_int *
 /* ---- cdotu ------------------------------------------------------------------------------------- */
 typedef cufort_cfloat cdotu_cpu_fn(const int *, const cufort_cfloat *, const int *, const cufort_cfloat *, const int *);
 
-cufort_cfloat F77_NAME(cdotu, CDOTU)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *y,
+cufort_cfloat F77_PLAIN_NAME(cdotu, CDOTU)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -408,7 +408,7 @@ cufort_cfloat F77_NAME(cdotu, CDOTU)(const f77_int *p_n, const cufort_cfloat *x,
 /* ---- zdotu ------------------------------------------------------------------------------------- */
 typedef cufort_cdouble zdotu_cpu_fn(const int *, const cufort_cdouble *, const int *, const cufort_cdouble *, const int *);
 
-cufort_cdouble F77_NAME(zdotu, ZDOTU)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *y,
+cufort_cdouble F77_PLAIN_NAME(zdotu, ZDOTU)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -431,7 +431,7 @@ cufort_cdouble F77_NAME(zdotu, ZDOTU)(const f77_int *p_n, const cufort_cdouble *
 /* ---- cdotc ------------------------------------------------------------------------------------- */
 typedef cufort_cfloat cdotc_cpu_fn(const int *, const cufort_cfloat *, const int *, const cufort_cfloat *, const int *);
 
-cufort_cfloat F77_NAME(cdotc, CDOTC)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *y,
+cufort_cfloat F77_PLAIN_NAME(cdotc, CDOTC)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -454,7 +454,7 @@ cufort_cfloat F77_NAME(cdotc, CDOTC)(const f77_int *p_n, const cufort_cfloat *x,
 /* ---- zdotc ------------------------------------------------------------------------------------- */
 typedef cufort_cdouble zdotc_cpu_fn(const int *, const cufort_cdouble *, const int *, const cufort_cdouble *, const int *);
 
-cufort_cdouble F77_NAME(zdotc, ZDOTC)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *y,
+cufort_cdouble F77_PLAIN_NAME(zdotc, ZDOTC)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -477,7 +477,7 @@ cufort_cdouble F77_NAME(zdotc, ZDOTC)(const f77_int *p_n, const cufort_cdouble *
 /* ---- snrm2 ------------------------------------------------------------------------------------- */
 typedef float snrm2_cpu_fn(const int *, const float *, const int *);
 
-float F77_NAME(snrm2, SNRM2)(const f77_int *p_n, const float *x, const f77_int *p_incx)
+float F77_PLAIN_NAME(snrm2, SNRM2)(const f77_int *p_n, const float *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -497,7 +497,7 @@ float F77_NAME(snrm2, SNRM2)(const f77_int *p_n, const float *x, const f77_int *
 /* ---- dnrm2 ------------------------------------------------------------------------------------- */
 typedef double dnrm2_cpu_fn(const int *, const double *, const int *);
 
-double F77_NAME(dnrm2, DNRM2)(const f77_int *p_n, const double *x, const f77_int *p_incx)
+double F77_PLAIN_NAME(dnrm2, DNRM2)(const f77_int *p_n, const double *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -517,7 +517,7 @@ double F77_NAME(dnrm2, DNRM2)(const f77_int *p_n, const double *x, const f77_int
 /* ---- scnrm2 ------------------------------------------------------------------------------------ */
 typedef float scnrm2_cpu_fn(const int *, const cufort_cfloat *, const int *);
 
-float F77_NAME(scnrm2, SCNRM2)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx)
+float F77_PLAIN_NAME(scnrm2, SCNRM2)(const f77_int *p_n, const cufort_cfloat *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -537,7 +537,7 @@ float F77_NAME(scnrm2, SCNRM2)(const f77_int *p_n, const cufort_cfloat *x, const
 /* ---- dznrm2 ------------------------------------------------------------------------------------ */
 typedef double dznrm2_cpu_fn(const int *, const cufort_cdouble *, const int *);
 
-double F77_NAME(dznrm2, DZNRM2)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx)
+double F77_PLAIN_NAME(dznrm2, DZNRM2)(const f77_int *p_n, const cufort_cdouble *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -557,7 +557,7 @@ double F77_NAME(dznrm2, DZNRM2)(const f77_int *p_n, const cufort_cdouble *x, con
 /* ---- srot -------------------------------------------------------------------------------------- */
 typedef void srot_cpu_fn(const int *, float *, const int *, float *, const int *, const float *, const float *);
 
-void F77_NAME(srot, SROT)(const f77_int *p_n, float *x, const f77_int *p_incx, float *y, const f77_int *p_incy,
+void F77_PLAIN_NAME(srot, SROT)(const f77_int *p_n, float *x, const f77_int *p_incx, float *y, const f77_int *p_incy,
     const float *c, const float *s)
 {
     static void *cpu;
@@ -579,7 +579,7 @@ void F77_NAME(srot, SROT)(const f77_int *p_n, float *x, const f77_int *p_incx, f
 /* ---- drot -------------------------------------------------------------------------------------- */
 typedef void drot_cpu_fn(const int *, double *, const int *, double *, const int *, const double *, const double *);
 
-void F77_NAME(drot, DROT)(const f77_int *p_n, double *x, const f77_int *p_incx, double *y, const f77_int *p_incy,
+void F77_PLAIN_NAME(drot, DROT)(const f77_int *p_n, double *x, const f77_int *p_incx, double *y, const f77_int *p_incy,
     const double *c, const double *s)
 {
     static void *cpu;
@@ -602,7 +602,7 @@ void F77_NAME(drot, DROT)(const f77_int *p_n, double *x, const f77_int *p_incx, 
 typedef void csrot_cpu_fn(const int *, cufort_cfloat *, const int *, cufort_cfloat *, const int *, const float *,
     const float *);
 
-void F77_NAME(csrot, CSROT)(const f77_int *p_n, cufort_cfloat *x, const f77_int *p_incx, cufort_cfloat *y,
+void F77_PLAIN_NAME(csrot, CSROT)(const f77_int *p_n, cufort_cfloat *x, const f77_int *p_incx, cufort_cfloat *y,
     const f77_int *p_incy, const float *c, const float *s)
 {
     static void *cpu;
@@ -625,7 +625,7 @@ void F77_NAME(csrot, CSROT)(const f77_int *p_n, cufort_cfloat *x, const f77_int 
 typedef void zdrot_cpu_fn(const int *, cufort_cdouble *, const int *, cufort_cdouble *, const int *, const double *,
     const double *);
 
-void F77_NAME(zdrot, ZDROT)(const f77_int *p_n, cufort_cdouble *x, const f77_int *p_incx, cufort_cdouble *y,
+void F77_PLAIN_NAME(zdrot, ZDROT)(const f77_int *p_n, cufort_cdouble *x, const f77_int *p_incx, cufort_cdouble *y,
     const f77_int *p_incy, const double *c, const double *s)
 {
     static void *cpu;
@@ -647,7 +647,7 @@ void F77_NAME(zdrot, ZDROT)(const f77_int *p_n, cufort_cdouble *x, const f77_int
 /* ---- srotg ------------------------------------------------------------------------------------- */
 typedef void srotg_cpu_fn(float *, float *, float *, float *);
 
-void F77_NAME(srotg, SROTG)(float *a, float *b, float *c, float *s)
+void F77_PLAIN_NAME(srotg, SROTG)(float *a, float *b, float *c, float *s)
 {
     static void *cpu;
     dropin_call call;
@@ -660,7 +660,7 @@ void F77_NAME(srotg, SROTG)(float *a, float *b, float *c, float *s)
 /* ---- drotg ------------------------------------------------------------------------------------- */
 typedef void drotg_cpu_fn(double *, double *, double *, double *);
 
-void F77_NAME(drotg, DROTG)(double *a, double *b, double *c, double *s)
+void F77_PLAIN_NAME(drotg, DROTG)(double *a, double *b, double *c, double *s)
 {
     static void *cpu;
     dropin_call call;
@@ -673,7 +673,7 @@ void F77_NAME(drotg, DROTG)(double *a, double *b, double *c, double *s)
 /* ---- crotg ------------------------------------------------------------------------------------- */
 typedef void crotg_cpu_fn(cufort_cfloat *, cufort_cfloat *, float *, cufort_cfloat *);
 
-void F77_NAME(crotg, CROTG)(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
+void F77_PLAIN_NAME(crotg, CROTG)(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
 {
     static void *cpu;
     dropin_call call;
@@ -686,7 +686,7 @@ void F77_NAME(crotg, CROTG)(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort
 /* ---- zrotg ------------------------------------------------------------------------------------- */
 typedef void zrotg_cpu_fn(cufort_cdouble *, cufort_cdouble *, double *, cufort_cdouble *);
 
-void F77_NAME(zrotg, ZROTG)(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
+void F77_PLAIN_NAME(zrotg, ZROTG)(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
 {
     static void *cpu;
     dropin_call call;
@@ -699,7 +699,7 @@ void F77_NAME(zrotg, ZROTG)(cufort_cdouble *a, cufort_cdouble *b, double *c, cuf
 /* ---- srotm ------------------------------------------------------------------------------------- */
 typedef void srotm_cpu_fn(const int *, float *, const int *, float *, const int *, const float *);
 
-void F77_NAME(srotm, SROTM)(const f77_int *p_n, float *x, const f77_int *p_incx, float *y, const f77_int *p_incy,
+void F77_PLAIN_NAME(srotm, SROTM)(const f77_int *p_n, float *x, const f77_int *p_incx, float *y, const f77_int *p_incy,
     const float *param)
 {
     static void *cpu;
@@ -721,7 +721,7 @@ void F77_NAME(srotm, SROTM)(const f77_int *p_n, float *x, const f77_int *p_incx,
 /* ---- drotm ------------------------------------------------------------------------------------- */
 typedef void drotm_cpu_fn(const int *, double *, const int *, double *, const int *, const double *);
 
-void F77_NAME(drotm, DROTM)(const f77_int *p_n, double *x, const f77_int *p_incx, double *y, const f77_int *p_incy,
+void F77_PLAIN_NAME(drotm, DROTM)(const f77_int *p_n, double *x, const f77_int *p_incx, double *y, const f77_int *p_incy,
     const double *param)
 {
     static void *cpu;
@@ -743,7 +743,7 @@ void F77_NAME(drotm, DROTM)(const f77_int *p_n, double *x, const f77_int *p_incx
 /* ---- srotmg ------------------------------------------------------------------------------------ */
 typedef void srotmg_cpu_fn(float *, float *, float *, const float *, float *);
 
-void F77_NAME(srotmg, SROTMG)(float *d1, float *d2, float *x1, const float *y1, float *param)
+void F77_PLAIN_NAME(srotmg, SROTMG)(float *d1, float *d2, float *x1, const float *y1, float *param)
 {
     static void *cpu;
     dropin_call call;
@@ -756,7 +756,7 @@ void F77_NAME(srotmg, SROTMG)(float *d1, float *d2, float *x1, const float *y1, 
 /* ---- drotmg ------------------------------------------------------------------------------------ */
 typedef void drotmg_cpu_fn(double *, double *, double *, const double *, double *);
 
-void F77_NAME(drotmg, DROTMG)(double *d1, double *d2, double *x1, const double *y1, double *param)
+void F77_PLAIN_NAME(drotmg, DROTMG)(double *d1, double *d2, double *x1, const double *y1, double *param)
 {
     static void *cpu;
     dropin_call call;
@@ -769,7 +769,7 @@ void F77_NAME(drotmg, DROTMG)(double *d1, double *d2, double *x1, const double *
 /* ---- sscal ------------------------------------------------------------------------------------- */
 typedef void sscal_cpu_fn(const int *, const float *, float *, const int *);
 
-void F77_NAME(sscal, SSCAL)(const f77_int *p_n, const float *alpha, float *x, const f77_int *p_incx)
+void F77_PLAIN_NAME(sscal, SSCAL)(const f77_int *p_n, const float *alpha, float *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -788,7 +788,7 @@ void F77_NAME(sscal, SSCAL)(const f77_int *p_n, const float *alpha, float *x, co
 /* ---- dscal ------------------------------------------------------------------------------------- */
 typedef void dscal_cpu_fn(const int *, const double *, double *, const int *);
 
-void F77_NAME(dscal, DSCAL)(const f77_int *p_n, const double *alpha, double *x, const f77_int *p_incx)
+void F77_PLAIN_NAME(dscal, DSCAL)(const f77_int *p_n, const double *alpha, double *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -807,7 +807,7 @@ void F77_NAME(dscal, DSCAL)(const f77_int *p_n, const double *alpha, double *x, 
 /* ---- cscal ------------------------------------------------------------------------------------- */
 typedef void cscal_cpu_fn(const int *, const cufort_cfloat *, cufort_cfloat *, const int *);
 
-void F77_NAME(cscal, CSCAL)(const f77_int *p_n, const cufort_cfloat *alpha, cufort_cfloat *x, const f77_int *p_incx)
+void F77_PLAIN_NAME(cscal, CSCAL)(const f77_int *p_n, const cufort_cfloat *alpha, cufort_cfloat *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -826,7 +826,7 @@ void F77_NAME(cscal, CSCAL)(const f77_int *p_n, const cufort_cfloat *alpha, cufo
 /* ---- zscal ------------------------------------------------------------------------------------- */
 typedef void zscal_cpu_fn(const int *, const cufort_cdouble *, cufort_cdouble *, const int *);
 
-void F77_NAME(zscal, ZSCAL)(const f77_int *p_n, const cufort_cdouble *alpha, cufort_cdouble *x, const f77_int *p_incx)
+void F77_PLAIN_NAME(zscal, ZSCAL)(const f77_int *p_n, const cufort_cdouble *alpha, cufort_cdouble *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -845,7 +845,7 @@ void F77_NAME(zscal, ZSCAL)(const f77_int *p_n, const cufort_cdouble *alpha, cuf
 /* ---- csscal ------------------------------------------------------------------------------------ */
 typedef void csscal_cpu_fn(const int *, const float *, cufort_cfloat *, const int *);
 
-void F77_NAME(csscal, CSSCAL)(const f77_int *p_n, const float *alpha, cufort_cfloat *x, const f77_int *p_incx)
+void F77_PLAIN_NAME(csscal, CSSCAL)(const f77_int *p_n, const float *alpha, cufort_cfloat *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -864,7 +864,7 @@ void F77_NAME(csscal, CSSCAL)(const f77_int *p_n, const float *alpha, cufort_cfl
 /* ---- zdscal ------------------------------------------------------------------------------------ */
 typedef void zdscal_cpu_fn(const int *, const double *, cufort_cdouble *, const int *);
 
-void F77_NAME(zdscal, ZDSCAL)(const f77_int *p_n, const double *alpha, cufort_cdouble *x, const f77_int *p_incx)
+void F77_PLAIN_NAME(zdscal, ZDSCAL)(const f77_int *p_n, const double *alpha, cufort_cdouble *x, const f77_int *p_incx)
 {
     static void *cpu;
     dropin_call call;
@@ -883,7 +883,7 @@ void F77_NAME(zdscal, ZDSCAL)(const f77_int *p_n, const double *alpha, cufort_cd
 /* ---- sswap ------------------------------------------------------------------------------------- */
 typedef void sswap_cpu_fn(const int *, float *, const int *, float *, const int *);
 
-void F77_NAME(sswap, SSWAP)(const f77_int *p_n, float *x, const f77_int *p_incx, float *y, const f77_int *p_incy)
+void F77_PLAIN_NAME(sswap, SSWAP)(const f77_int *p_n, float *x, const f77_int *p_incx, float *y, const f77_int *p_incy)
 {
     static void *cpu;
     dropin_call call;
@@ -904,7 +904,7 @@ void F77_NAME(sswap, SSWAP)(const f77_int *p_n, float *x, const f77_int *p_incx,
 /* ---- dswap ------------------------------------------------------------------------------------- */
 typedef void dswap_cpu_fn(const int *, double *, const int *, double *, const int *);
 
-void F77_NAME(dswap, DSWAP)(const f77_int *p_n, double *x, const f77_int *p_incx, double *y, const f77_int *p_incy)
+void F77_PLAIN_NAME(dswap, DSWAP)(const f77_int *p_n, double *x, const f77_int *p_incx, double *y, const f77_int *p_incy)
 {
     static void *cpu;
     dropin_call call;
@@ -925,7 +925,7 @@ void F77_NAME(dswap, DSWAP)(const f77_int *p_n, double *x, const f77_int *p_incx
 /* ---- cswap ------------------------------------------------------------------------------------- */
 typedef void cswap_cpu_fn(const int *, cufort_cfloat *, const int *, cufort_cfloat *, const int *);
 
-void F77_NAME(cswap, CSWAP)(const f77_int *p_n, cufort_cfloat *x, const f77_int *p_incx, cufort_cfloat *y,
+void F77_PLAIN_NAME(cswap, CSWAP)(const f77_int *p_n, cufort_cfloat *x, const f77_int *p_incx, cufort_cfloat *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -947,7 +947,7 @@ void F77_NAME(cswap, CSWAP)(const f77_int *p_n, cufort_cfloat *x, const f77_int 
 /* ---- zswap ------------------------------------------------------------------------------------- */
 typedef void zswap_cpu_fn(const int *, cufort_cdouble *, const int *, cufort_cdouble *, const int *);
 
-void F77_NAME(zswap, ZSWAP)(const f77_int *p_n, cufort_cdouble *x, const f77_int *p_incx, cufort_cdouble *y,
+void F77_PLAIN_NAME(zswap, ZSWAP)(const f77_int *p_n, cufort_cdouble *x, const f77_int *p_incx, cufort_cdouble *y,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -970,7 +970,7 @@ void F77_NAME(zswap, ZSWAP)(const f77_int *p_n, cufort_cdouble *x, const f77_int
 typedef void sgbmv_cpu_fn(const char *, const int *, const int *, const int *, const int *, const float *, const float *,
     const int *, const float *, const int *, const float *, float *, const int *, size_t);
 
-void F77_NAME(sgbmv, SGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
+void F77_PLAIN_NAME(sgbmv, SGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
     const f77_int *p_ku, const float *alpha, const float *A, const f77_int *p_lda, const float *x,
     const f77_int *p_incx, const float *beta, float *y, const f77_int *p_incy, size_t trans_len)
 {
@@ -1008,7 +1008,7 @@ void F77_NAME(sgbmv, SGBMV)(const char *p_trans, const f77_int *p_m, const f77_i
 typedef void dgbmv_cpu_fn(const char *, const int *, const int *, const int *, const int *, const double *, const double *,
     const int *, const double *, const int *, const double *, double *, const int *, size_t);
 
-void F77_NAME(dgbmv, DGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
+void F77_PLAIN_NAME(dgbmv, DGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
     const f77_int *p_ku, const double *alpha, const double *A, const f77_int *p_lda, const double *x,
     const f77_int *p_incx, const double *beta, double *y, const f77_int *p_incy, size_t trans_len)
 {
@@ -1047,7 +1047,7 @@ typedef void cgbmv_cpu_fn(const char *, const int *, const int *, const int *, c
     const cufort_cfloat *, const int *, const cufort_cfloat *, const int *, const cufort_cfloat *,
     cufort_cfloat *, const int *, size_t);
 
-void F77_NAME(cgbmv, CGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
+void F77_PLAIN_NAME(cgbmv, CGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
     const f77_int *p_ku, const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda,
     const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *beta, cufort_cfloat *y,
     const f77_int *p_incy, size_t trans_len)
@@ -1087,7 +1087,7 @@ typedef void zgbmv_cpu_fn(const char *, const int *, const int *, const int *, c
     const cufort_cdouble *, const int *, const cufort_cdouble *, const int *, const cufort_cdouble *,
     cufort_cdouble *, const int *, size_t);
 
-void F77_NAME(zgbmv, ZGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
+void F77_PLAIN_NAME(zgbmv, ZGBMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const f77_int *p_kl,
     const f77_int *p_ku, const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *beta, cufort_cdouble *y,
     const f77_int *p_incy, size_t trans_len)
@@ -1126,7 +1126,7 @@ void F77_NAME(zgbmv, ZGBMV)(const char *p_trans, const f77_int *p_m, const f77_i
 typedef void sgemv_cpu_fn(const char *, const int *, const int *, const float *, const float *, const int *, const float *,
     const int *, const float *, float *, const int *, size_t);
 
-void F77_NAME(sgemv, SGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const float *alpha, const float *A,
+void F77_PLAIN_NAME(sgemv, SGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const float *alpha, const float *A,
     const f77_int *p_lda, const float *x, const f77_int *p_incx, const float *beta, float *y,
     const f77_int *p_incy, size_t trans_len)
 {
@@ -1160,7 +1160,7 @@ void F77_NAME(sgemv, SGEMV)(const char *p_trans, const f77_int *p_m, const f77_i
 typedef void dgemv_cpu_fn(const char *, const int *, const int *, const double *, const double *, const int *,
     const double *, const int *, const double *, double *, const int *, size_t);
 
-void F77_NAME(dgemv, DGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const double *alpha,
+void F77_PLAIN_NAME(dgemv, DGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const double *alpha,
     const double *A, const f77_int *p_lda, const double *x, const f77_int *p_incx,
     const double *beta, double *y, const f77_int *p_incy, size_t trans_len)
 {
@@ -1195,7 +1195,7 @@ typedef void cgemv_cpu_fn(const char *, const int *, const int *, const cufort_c
     const int *, const cufort_cfloat *, const int *, const cufort_cfloat *, cufort_cfloat *,
     const int *, size_t);
 
-void F77_NAME(cgemv, CGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha,
+void F77_PLAIN_NAME(cgemv, CGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha,
     const cufort_cfloat *A, const f77_int *p_lda, const cufort_cfloat *x, const f77_int *p_incx,
     const cufort_cfloat *beta, cufort_cfloat *y, const f77_int *p_incy, size_t trans_len)
 {
@@ -1230,7 +1230,7 @@ typedef void zgemv_cpu_fn(const char *, const int *, const int *, const cufort_c
     const int *, const cufort_cdouble *, const int *, const cufort_cdouble *, cufort_cdouble *,
     const int *, size_t);
 
-void F77_NAME(zgemv, ZGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha,
+void F77_PLAIN_NAME(zgemv, ZGEMV)(const char *p_trans, const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha,
     const cufort_cdouble *A, const f77_int *p_lda, const cufort_cdouble *x, const f77_int *p_incx,
     const cufort_cdouble *beta, cufort_cdouble *y, const f77_int *p_incy, size_t trans_len)
 {
@@ -1264,7 +1264,7 @@ void F77_NAME(zgemv, ZGEMV)(const char *p_trans, const f77_int *p_m, const f77_i
 typedef void sger_cpu_fn(const int *, const int *, const float *, const float *, const int *, const float *, const int *,
     float *, const int *);
 
-void F77_NAME(sger, SGER)(const f77_int *p_m, const f77_int *p_n, const float *alpha, const float *x,
+void F77_PLAIN_NAME(sger, SGER)(const f77_int *p_m, const f77_int *p_n, const float *alpha, const float *x,
     const f77_int *p_incx, const float *y, const f77_int *p_incy, float *A, const f77_int *p_lda)
 {
     static void *cpu;
@@ -1294,7 +1294,7 @@ void F77_NAME(sger, SGER)(const f77_int *p_m, const f77_int *p_n, const float *a
 typedef void dger_cpu_fn(const int *, const int *, const double *, const double *, const int *, const double *,
     const int *, double *, const int *);
 
-void F77_NAME(dger, DGER)(const f77_int *p_m, const f77_int *p_n, const double *alpha, const double *x,
+void F77_PLAIN_NAME(dger, DGER)(const f77_int *p_m, const f77_int *p_n, const double *alpha, const double *x,
     const f77_int *p_incx, const double *y, const f77_int *p_incy, double *A, const f77_int *p_lda)
 {
     static void *cpu;
@@ -1324,7 +1324,7 @@ void F77_NAME(dger, DGER)(const f77_int *p_m, const f77_int *p_n, const double *
 typedef void cgeru_cpu_fn(const int *, const int *, const cufort_cfloat *, const cufort_cfloat *, const int *,
     const cufort_cfloat *, const int *, cufort_cfloat *, const int *);
 
-void F77_NAME(cgeru, CGERU)(const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
+void F77_PLAIN_NAME(cgeru, CGERU)(const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
     const f77_int *p_incx, const cufort_cfloat *y, const f77_int *p_incy, cufort_cfloat *A,
     const f77_int *p_lda)
 {
@@ -1355,7 +1355,7 @@ void F77_NAME(cgeru, CGERU)(const f77_int *p_m, const f77_int *p_n, const cufort
 typedef void cgerc_cpu_fn(const int *, const int *, const cufort_cfloat *, const cufort_cfloat *, const int *,
     const cufort_cfloat *, const int *, cufort_cfloat *, const int *);
 
-void F77_NAME(cgerc, CGERC)(const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
+void F77_PLAIN_NAME(cgerc, CGERC)(const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
     const f77_int *p_incx, const cufort_cfloat *y, const f77_int *p_incy, cufort_cfloat *A,
     const f77_int *p_lda)
 {
@@ -1386,7 +1386,7 @@ void F77_NAME(cgerc, CGERC)(const f77_int *p_m, const f77_int *p_n, const cufort
 typedef void zgeru_cpu_fn(const int *, const int *, const cufort_cdouble *, const cufort_cdouble *, const int *,
     const cufort_cdouble *, const int *, cufort_cdouble *, const int *);
 
-void F77_NAME(zgeru, ZGERU)(const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
+void F77_PLAIN_NAME(zgeru, ZGERU)(const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
     const f77_int *p_incx, const cufort_cdouble *y, const f77_int *p_incy, cufort_cdouble *A,
     const f77_int *p_lda)
 {
@@ -1417,7 +1417,7 @@ void F77_NAME(zgeru, ZGERU)(const f77_int *p_m, const f77_int *p_n, const cufort
 typedef void zgerc_cpu_fn(const int *, const int *, const cufort_cdouble *, const cufort_cdouble *, const int *,
     const cufort_cdouble *, const int *, cufort_cdouble *, const int *);
 
-void F77_NAME(zgerc, ZGERC)(const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
+void F77_PLAIN_NAME(zgerc, ZGERC)(const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
     const f77_int *p_incx, const cufort_cdouble *y, const f77_int *p_incy, cufort_cdouble *A,
     const f77_int *p_lda)
 {
@@ -1448,7 +1448,7 @@ void F77_NAME(zgerc, ZGERC)(const f77_int *p_m, const f77_int *p_n, const cufort
 typedef void ssbmv_cpu_fn(const char *, const int *, const int *, const float *, const float *, const int *, const float *,
     const int *, const float *, float *, const int *, size_t);
 
-void F77_NAME(ssbmv, SSBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const float *alpha, const float *A,
+void F77_PLAIN_NAME(ssbmv, SSBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const float *alpha, const float *A,
     const f77_int *p_lda, const float *x, const f77_int *p_incx, const float *beta, float *y,
     const f77_int *p_incy, size_t uplo_len)
 {
@@ -1482,7 +1482,7 @@ void F77_NAME(ssbmv, SSBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
 typedef void dsbmv_cpu_fn(const char *, const int *, const int *, const double *, const double *, const int *,
     const double *, const int *, const double *, double *, const int *, size_t);
 
-void F77_NAME(dsbmv, DSBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const double *alpha, const double *A,
+void F77_PLAIN_NAME(dsbmv, DSBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const double *alpha, const double *A,
     const f77_int *p_lda, const double *x, const f77_int *p_incx, const double *beta, double *y,
     const f77_int *p_incy, size_t uplo_len)
 {
@@ -1516,7 +1516,7 @@ void F77_NAME(dsbmv, DSBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
 typedef void sspmv_cpu_fn(const char *, const int *, const float *, const float *, const float *, const int *,
     const float *, float *, const int *, size_t);
 
-void F77_NAME(sspmv, SSPMV)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *AP, const float *x,
+void F77_PLAIN_NAME(sspmv, SSPMV)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *AP, const float *x,
     const f77_int *p_incx, const float *beta, float *y, const f77_int *p_incy, size_t uplo_len)
 {
     static void *cpu;
@@ -1544,7 +1544,7 @@ void F77_NAME(sspmv, SSPMV)(const char *p_uplo, const f77_int *p_n, const float 
 typedef void dspmv_cpu_fn(const char *, const int *, const double *, const double *, const double *, const int *,
     const double *, double *, const int *, size_t);
 
-void F77_NAME(dspmv, DSPMV)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *AP, const double *x,
+void F77_PLAIN_NAME(dspmv, DSPMV)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *AP, const double *x,
     const f77_int *p_incx, const double *beta, double *y, const f77_int *p_incy, size_t uplo_len)
 {
     static void *cpu;
@@ -1571,7 +1571,7 @@ void F77_NAME(dspmv, DSPMV)(const char *p_uplo, const f77_int *p_n, const double
 /* ---- sspr -------------------------------------------------------------------------------------- */
 typedef void sspr_cpu_fn(const char *, const int *, const float *, const float *, const int *, float *, size_t);
 
-void F77_NAME(sspr, SSPR)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
+void F77_PLAIN_NAME(sspr, SSPR)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
     const f77_int *p_incx, float *AP, size_t uplo_len)
 {
     static void *cpu;
@@ -1595,7 +1595,7 @@ void F77_NAME(sspr, SSPR)(const char *p_uplo, const f77_int *p_n, const float *a
 /* ---- dspr -------------------------------------------------------------------------------------- */
 typedef void dspr_cpu_fn(const char *, const int *, const double *, const double *, const int *, double *, size_t);
 
-void F77_NAME(dspr, DSPR)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
+void F77_PLAIN_NAME(dspr, DSPR)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
     const f77_int *p_incx, double *AP, size_t uplo_len)
 {
     static void *cpu;
@@ -1620,7 +1620,7 @@ void F77_NAME(dspr, DSPR)(const char *p_uplo, const f77_int *p_n, const double *
 typedef void sspr2_cpu_fn(const char *, const int *, const float *, const float *, const int *, const float *, const int *,
     float *, size_t);
 
-void F77_NAME(sspr2, SSPR2)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
+void F77_PLAIN_NAME(sspr2, SSPR2)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
     const f77_int *p_incx, const float *y, const f77_int *p_incy, float *AP, size_t uplo_len)
 {
     static void *cpu;
@@ -1648,7 +1648,7 @@ void F77_NAME(sspr2, SSPR2)(const char *p_uplo, const f77_int *p_n, const float 
 typedef void dspr2_cpu_fn(const char *, const int *, const double *, const double *, const int *, const double *,
     const int *, double *, size_t);
 
-void F77_NAME(dspr2, DSPR2)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
+void F77_PLAIN_NAME(dspr2, DSPR2)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
     const f77_int *p_incx, const double *y, const f77_int *p_incy, double *AP, size_t uplo_len)
 {
     static void *cpu;
@@ -1676,7 +1676,7 @@ void F77_NAME(dspr2, DSPR2)(const char *p_uplo, const f77_int *p_n, const double
 typedef void ssymv_cpu_fn(const char *, const int *, const float *, const float *, const int *, const float *, const int *,
     const float *, float *, const int *, size_t);
 
-void F77_NAME(ssymv, SSYMV)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *A, const f77_int *p_lda,
+void F77_PLAIN_NAME(ssymv, SSYMV)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *A, const f77_int *p_lda,
     const float *x, const f77_int *p_incx, const float *beta, float *y, const f77_int *p_incy,
     size_t uplo_len)
 {
@@ -1707,7 +1707,7 @@ void F77_NAME(ssymv, SSYMV)(const char *p_uplo, const f77_int *p_n, const float 
 typedef void dsymv_cpu_fn(const char *, const int *, const double *, const double *, const int *, const double *,
     const int *, const double *, double *, const int *, size_t);
 
-void F77_NAME(dsymv, DSYMV)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *A,
+void F77_PLAIN_NAME(dsymv, DSYMV)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *A,
     const f77_int *p_lda, const double *x, const f77_int *p_incx, const double *beta, double *y,
     const f77_int *p_incy, size_t uplo_len)
 {
@@ -1738,7 +1738,7 @@ void F77_NAME(dsymv, DSYMV)(const char *p_uplo, const f77_int *p_n, const double
 typedef void ssyr_cpu_fn(const char *, const int *, const float *, const float *, const int *, float *, const int *,
     size_t);
 
-void F77_NAME(ssyr, SSYR)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
+void F77_PLAIN_NAME(ssyr, SSYR)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
     const f77_int *p_incx, float *A, const f77_int *p_lda, size_t uplo_len)
 {
     static void *cpu;
@@ -1766,7 +1766,7 @@ void F77_NAME(ssyr, SSYR)(const char *p_uplo, const f77_int *p_n, const float *a
 typedef void dsyr_cpu_fn(const char *, const int *, const double *, const double *, const int *, double *, const int *,
     size_t);
 
-void F77_NAME(dsyr, DSYR)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
+void F77_PLAIN_NAME(dsyr, DSYR)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
     const f77_int *p_incx, double *A, const f77_int *p_lda, size_t uplo_len)
 {
     static void *cpu;
@@ -1794,7 +1794,7 @@ void F77_NAME(dsyr, DSYR)(const char *p_uplo, const f77_int *p_n, const double *
 typedef void ssyr2_cpu_fn(const char *, const int *, const float *, const float *, const int *, const float *, const int *,
     float *, const int *, size_t);
 
-void F77_NAME(ssyr2, SSYR2)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
+void F77_PLAIN_NAME(ssyr2, SSYR2)(const char *p_uplo, const f77_int *p_n, const float *alpha, const float *x,
     const f77_int *p_incx, const float *y, const f77_int *p_incy, float *A, const f77_int *p_lda,
     size_t uplo_len)
 {
@@ -1825,7 +1825,7 @@ void F77_NAME(ssyr2, SSYR2)(const char *p_uplo, const f77_int *p_n, const float 
 typedef void dsyr2_cpu_fn(const char *, const int *, const double *, const double *, const int *, const double *,
     const int *, double *, const int *, size_t);
 
-void F77_NAME(dsyr2, DSYR2)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
+void F77_PLAIN_NAME(dsyr2, DSYR2)(const char *p_uplo, const f77_int *p_n, const double *alpha, const double *x,
     const f77_int *p_incx, const double *y, const f77_int *p_incy, double *A, const f77_int *p_lda,
     size_t uplo_len)
 {
@@ -1856,7 +1856,7 @@ void F77_NAME(dsyr2, DSYR2)(const char *p_uplo, const f77_int *p_n, const double
 typedef void stbmv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const float *, const int *,
     float *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(stbmv, STBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(stbmv, STBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const float *A, const f77_int *p_lda, float *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -1892,7 +1892,7 @@ void F77_NAME(stbmv, STBMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void dtbmv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const double *, const int *,
     double *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(dtbmv, DTBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(dtbmv, DTBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const double *A, const f77_int *p_lda, double *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -1928,7 +1928,7 @@ void F77_NAME(dtbmv, DTBMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ctbmv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const cufort_cfloat *,
     const int *, cufort_cfloat *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ctbmv, CTBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ctbmv, CTBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const cufort_cfloat *A, const f77_int *p_lda, cufort_cfloat *x,
     const f77_int *p_incx, size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -1964,7 +1964,7 @@ void F77_NAME(ctbmv, CTBMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ztbmv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const cufort_cdouble *,
     const int *, cufort_cdouble *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ztbmv, ZTBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ztbmv, ZTBMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const cufort_cdouble *A, const f77_int *p_lda, cufort_cdouble *x,
     const f77_int *p_incx, size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2000,7 +2000,7 @@ void F77_NAME(ztbmv, ZTBMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void stbsv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const float *, const int *,
     float *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(stbsv, STBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(stbsv, STBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const float *A, const f77_int *p_lda, float *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2036,7 +2036,7 @@ void F77_NAME(stbsv, STBSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void dtbsv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const double *, const int *,
     double *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(dtbsv, DTBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(dtbsv, DTBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const double *A, const f77_int *p_lda, double *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2072,7 +2072,7 @@ void F77_NAME(dtbsv, DTBSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ctbsv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const cufort_cfloat *,
     const int *, cufort_cfloat *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ctbsv, CTBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ctbsv, CTBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const cufort_cfloat *A, const f77_int *p_lda, cufort_cfloat *x,
     const f77_int *p_incx, size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2108,7 +2108,7 @@ void F77_NAME(ctbsv, CTBSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ztbsv_cpu_fn(const char *, const char *, const char *, const int *, const int *, const cufort_cdouble *,
     const int *, cufort_cdouble *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ztbsv, ZTBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ztbsv, ZTBSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const f77_int *p_k, const cufort_cdouble *A, const f77_int *p_lda, cufort_cdouble *x,
     const f77_int *p_incx, size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2144,7 +2144,7 @@ void F77_NAME(ztbsv, ZTBSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void stpmv_cpu_fn(const char *, const char *, const char *, const int *, const float *, float *, const int *,
     size_t, size_t, size_t);
 
-void F77_NAME(stpmv, STPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *AP,
+void F77_PLAIN_NAME(stpmv, STPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *AP,
     float *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len, size_t diag_len)
 {
     static void *cpu;
@@ -2174,7 +2174,7 @@ void F77_NAME(stpmv, STPMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void dtpmv_cpu_fn(const char *, const char *, const char *, const int *, const double *, double *, const int *,
     size_t, size_t, size_t);
 
-void F77_NAME(dtpmv, DTPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(dtpmv, DTPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const double *AP, double *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len,
     size_t diag_len)
 {
@@ -2205,7 +2205,7 @@ void F77_NAME(dtpmv, DTPMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ctpmv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cfloat *, cufort_cfloat *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(ctpmv, CTPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ctpmv, CTPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cfloat *AP, cufort_cfloat *x, const f77_int *p_incx, size_t uplo_len,
     size_t trans_len, size_t diag_len)
 {
@@ -2236,7 +2236,7 @@ void F77_NAME(ctpmv, CTPMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ztpmv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cdouble *, cufort_cdouble *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(ztpmv, ZTPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ztpmv, ZTPMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cdouble *AP, cufort_cdouble *x, const f77_int *p_incx, size_t uplo_len,
     size_t trans_len, size_t diag_len)
 {
@@ -2267,7 +2267,7 @@ void F77_NAME(ztpmv, ZTPMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void stpsv_cpu_fn(const char *, const char *, const char *, const int *, const float *, float *, const int *,
     size_t, size_t, size_t);
 
-void F77_NAME(stpsv, STPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *AP,
+void F77_PLAIN_NAME(stpsv, STPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *AP,
     float *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len, size_t diag_len)
 {
     static void *cpu;
@@ -2297,7 +2297,7 @@ void F77_NAME(stpsv, STPSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void dtpsv_cpu_fn(const char *, const char *, const char *, const int *, const double *, double *, const int *,
     size_t, size_t, size_t);
 
-void F77_NAME(dtpsv, DTPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(dtpsv, DTPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const double *AP, double *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len,
     size_t diag_len)
 {
@@ -2328,7 +2328,7 @@ void F77_NAME(dtpsv, DTPSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ctpsv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cfloat *, cufort_cfloat *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(ctpsv, CTPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ctpsv, CTPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cfloat *AP, cufort_cfloat *x, const f77_int *p_incx, size_t uplo_len,
     size_t trans_len, size_t diag_len)
 {
@@ -2359,7 +2359,7 @@ void F77_NAME(ctpsv, CTPSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ztpsv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cdouble *, cufort_cdouble *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(ztpsv, ZTPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ztpsv, ZTPSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cdouble *AP, cufort_cdouble *x, const f77_int *p_incx, size_t uplo_len,
     size_t trans_len, size_t diag_len)
 {
@@ -2390,7 +2390,7 @@ void F77_NAME(ztpsv, ZTPSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void strmv_cpu_fn(const char *, const char *, const char *, const int *, const float *, const int *, float *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(strmv, STRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *A,
+void F77_PLAIN_NAME(strmv, STRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *A,
     const f77_int *p_lda, float *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len,
     size_t diag_len)
 {
@@ -2423,7 +2423,7 @@ void F77_NAME(strmv, STRMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void dtrmv_cpu_fn(const char *, const char *, const char *, const int *, const double *, const int *, double *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(dtrmv, DTRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const double *A,
+void F77_PLAIN_NAME(dtrmv, DTRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const double *A,
     const f77_int *p_lda, double *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len,
     size_t diag_len)
 {
@@ -2456,7 +2456,7 @@ void F77_NAME(dtrmv, DTRMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ctrmv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cfloat *, const int *,
     cufort_cfloat *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ctrmv, CTRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ctrmv, CTRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cfloat *A, const f77_int *p_lda, cufort_cfloat *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2489,7 +2489,7 @@ void F77_NAME(ctrmv, CTRMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ztrmv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cdouble *, const int *,
     cufort_cdouble *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ztrmv, ZTRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ztrmv, ZTRMV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cdouble *A, const f77_int *p_lda, cufort_cdouble *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2522,7 +2522,7 @@ void F77_NAME(ztrmv, ZTRMV)(const char *p_uplo, const char *p_trans, const char 
 typedef void strsv_cpu_fn(const char *, const char *, const char *, const int *, const float *, const int *, float *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(strsv, STRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *A,
+void F77_PLAIN_NAME(strsv, STRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const float *A,
     const f77_int *p_lda, float *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len,
     size_t diag_len)
 {
@@ -2555,7 +2555,7 @@ void F77_NAME(strsv, STRSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void dtrsv_cpu_fn(const char *, const char *, const char *, const int *, const double *, const int *, double *,
     const int *, size_t, size_t, size_t);
 
-void F77_NAME(dtrsv, DTRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const double *A,
+void F77_PLAIN_NAME(dtrsv, DTRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n, const double *A,
     const f77_int *p_lda, double *x, const f77_int *p_incx, size_t uplo_len, size_t trans_len,
     size_t diag_len)
 {
@@ -2588,7 +2588,7 @@ void F77_NAME(dtrsv, DTRSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ctrsv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cfloat *, const int *,
     cufort_cfloat *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ctrsv, CTRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ctrsv, CTRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cfloat *A, const f77_int *p_lda, cufort_cfloat *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2621,7 +2621,7 @@ void F77_NAME(ctrsv, CTRSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void ztrsv_cpu_fn(const char *, const char *, const char *, const int *, const cufort_cdouble *, const int *,
     cufort_cdouble *, const int *, size_t, size_t, size_t);
 
-void F77_NAME(ztrsv, ZTRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
+void F77_PLAIN_NAME(ztrsv, ZTRSV)(const char *p_uplo, const char *p_trans, const char *p_diag, const f77_int *p_n,
     const cufort_cdouble *A, const f77_int *p_lda, cufort_cdouble *x, const f77_int *p_incx,
     size_t uplo_len, size_t trans_len, size_t diag_len)
 {
@@ -2654,7 +2654,7 @@ void F77_NAME(ztrsv, ZTRSV)(const char *p_uplo, const char *p_trans, const char 
 typedef void chemv_cpu_fn(const char *, const int *, const cufort_cfloat *, const cufort_cfloat *, const int *,
     const cufort_cfloat *, const int *, const cufort_cfloat *, cufort_cfloat *, const int *, size_t);
 
-void F77_NAME(chemv, CHEMV)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *A,
+void F77_PLAIN_NAME(chemv, CHEMV)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *A,
     const f77_int *p_lda, const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *beta,
     cufort_cfloat *y, const f77_int *p_incy, size_t uplo_len)
 {
@@ -2686,7 +2686,7 @@ typedef void zhemv_cpu_fn(const char *, const int *, const cufort_cdouble *, con
     const cufort_cdouble *, const int *, const cufort_cdouble *, cufort_cdouble *, const int *,
     size_t);
 
-void F77_NAME(zhemv, ZHEMV)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *A,
+void F77_PLAIN_NAME(zhemv, ZHEMV)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *A,
     const f77_int *p_lda, const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *beta,
     cufort_cdouble *y, const f77_int *p_incy, size_t uplo_len)
 {
@@ -2718,7 +2718,7 @@ typedef void chbmv_cpu_fn(const char *, const int *, const int *, const cufort_c
     const int *, const cufort_cfloat *, const int *, const cufort_cfloat *, cufort_cfloat *,
     const int *, size_t);
 
-void F77_NAME(chbmv, CHBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const cufort_cfloat *alpha,
+void F77_PLAIN_NAME(chbmv, CHBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const cufort_cfloat *alpha,
     const cufort_cfloat *A, const f77_int *p_lda, const cufort_cfloat *x, const f77_int *p_incx,
     const cufort_cfloat *beta, cufort_cfloat *y, const f77_int *p_incy, size_t uplo_len)
 {
@@ -2753,7 +2753,7 @@ typedef void zhbmv_cpu_fn(const char *, const int *, const int *, const cufort_c
     const int *, const cufort_cdouble *, const int *, const cufort_cdouble *, cufort_cdouble *,
     const int *, size_t);
 
-void F77_NAME(zhbmv, ZHBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const cufort_cdouble *alpha,
+void F77_PLAIN_NAME(zhbmv, ZHBMV)(const char *p_uplo, const f77_int *p_n, const f77_int *p_k, const cufort_cdouble *alpha,
     const cufort_cdouble *A, const f77_int *p_lda, const cufort_cdouble *x, const f77_int *p_incx,
     const cufort_cdouble *beta, cufort_cdouble *y, const f77_int *p_incy, size_t uplo_len)
 {
@@ -2787,7 +2787,7 @@ void F77_NAME(zhbmv, ZHBMV)(const char *p_uplo, const f77_int *p_n, const f77_in
 typedef void chpmv_cpu_fn(const char *, const int *, const cufort_cfloat *, const cufort_cfloat *, const cufort_cfloat *,
     const int *, const cufort_cfloat *, cufort_cfloat *, const int *, size_t);
 
-void F77_NAME(chpmv, CHPMV)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *AP,
+void F77_PLAIN_NAME(chpmv, CHPMV)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *AP,
     const cufort_cfloat *x, const f77_int *p_incx, const cufort_cfloat *beta, cufort_cfloat *y,
     const f77_int *p_incy, size_t uplo_len)
 {
@@ -2817,7 +2817,7 @@ typedef void zhpmv_cpu_fn(const char *, const int *, const cufort_cdouble *, con
     const cufort_cdouble *, const int *, const cufort_cdouble *, cufort_cdouble *, const int *,
     size_t);
 
-void F77_NAME(zhpmv, ZHPMV)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *AP,
+void F77_PLAIN_NAME(zhpmv, ZHPMV)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *AP,
     const cufort_cdouble *x, const f77_int *p_incx, const cufort_cdouble *beta, cufort_cdouble *y,
     const f77_int *p_incy, size_t uplo_len)
 {
@@ -2846,7 +2846,7 @@ void F77_NAME(zhpmv, ZHPMV)(const char *p_uplo, const f77_int *p_n, const cufort
 typedef void cher_cpu_fn(const char *, const int *, const float *, const cufort_cfloat *, const int *, cufort_cfloat *,
     const int *, size_t);
 
-void F77_NAME(cher, CHER)(const char *p_uplo, const f77_int *p_n, const float *alpha, const cufort_cfloat *x,
+void F77_PLAIN_NAME(cher, CHER)(const char *p_uplo, const f77_int *p_n, const float *alpha, const cufort_cfloat *x,
     const f77_int *p_incx, cufort_cfloat *A, const f77_int *p_lda, size_t uplo_len)
 {
     static void *cpu;
@@ -2874,7 +2874,7 @@ void F77_NAME(cher, CHER)(const char *p_uplo, const f77_int *p_n, const float *a
 typedef void zher_cpu_fn(const char *, const int *, const double *, const cufort_cdouble *, const int *, cufort_cdouble *,
     const int *, size_t);
 
-void F77_NAME(zher, ZHER)(const char *p_uplo, const f77_int *p_n, const double *alpha, const cufort_cdouble *x,
+void F77_PLAIN_NAME(zher, ZHER)(const char *p_uplo, const f77_int *p_n, const double *alpha, const cufort_cdouble *x,
     const f77_int *p_incx, cufort_cdouble *A, const f77_int *p_lda, size_t uplo_len)
 {
     static void *cpu;
@@ -2902,7 +2902,7 @@ void F77_NAME(zher, ZHER)(const char *p_uplo, const f77_int *p_n, const double *
 typedef void cher2_cpu_fn(const char *, const int *, const cufort_cfloat *, const cufort_cfloat *, const int *,
     const cufort_cfloat *, const int *, cufort_cfloat *, const int *, size_t);
 
-void F77_NAME(cher2, CHER2)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
+void F77_PLAIN_NAME(cher2, CHER2)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
     const f77_int *p_incx, const cufort_cfloat *y, const f77_int *p_incy, cufort_cfloat *A,
     const f77_int *p_lda, size_t uplo_len)
 {
@@ -2933,7 +2933,7 @@ void F77_NAME(cher2, CHER2)(const char *p_uplo, const f77_int *p_n, const cufort
 typedef void zher2_cpu_fn(const char *, const int *, const cufort_cdouble *, const cufort_cdouble *, const int *,
     const cufort_cdouble *, const int *, cufort_cdouble *, const int *, size_t);
 
-void F77_NAME(zher2, ZHER2)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
+void F77_PLAIN_NAME(zher2, ZHER2)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
     const f77_int *p_incx, const cufort_cdouble *y, const f77_int *p_incy, cufort_cdouble *A,
     const f77_int *p_lda, size_t uplo_len)
 {
@@ -2964,7 +2964,7 @@ void F77_NAME(zher2, ZHER2)(const char *p_uplo, const f77_int *p_n, const cufort
 typedef void chpr_cpu_fn(const char *, const int *, const float *, const cufort_cfloat *, const int *, cufort_cfloat *,
     size_t);
 
-void F77_NAME(chpr, CHPR)(const char *p_uplo, const f77_int *p_n, const float *alpha, const cufort_cfloat *x,
+void F77_PLAIN_NAME(chpr, CHPR)(const char *p_uplo, const f77_int *p_n, const float *alpha, const cufort_cfloat *x,
     const f77_int *p_incx, cufort_cfloat *AP, size_t uplo_len)
 {
     static void *cpu;
@@ -2989,7 +2989,7 @@ void F77_NAME(chpr, CHPR)(const char *p_uplo, const f77_int *p_n, const float *a
 typedef void zhpr_cpu_fn(const char *, const int *, const double *, const cufort_cdouble *, const int *, cufort_cdouble *,
     size_t);
 
-void F77_NAME(zhpr, ZHPR)(const char *p_uplo, const f77_int *p_n, const double *alpha, const cufort_cdouble *x,
+void F77_PLAIN_NAME(zhpr, ZHPR)(const char *p_uplo, const f77_int *p_n, const double *alpha, const cufort_cdouble *x,
     const f77_int *p_incx, cufort_cdouble *AP, size_t uplo_len)
 {
     static void *cpu;
@@ -3014,7 +3014,7 @@ void F77_NAME(zhpr, ZHPR)(const char *p_uplo, const f77_int *p_n, const double *
 typedef void chpr2_cpu_fn(const char *, const int *, const cufort_cfloat *, const cufort_cfloat *, const int *,
     const cufort_cfloat *, const int *, cufort_cfloat *, size_t);
 
-void F77_NAME(chpr2, CHPR2)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
+void F77_PLAIN_NAME(chpr2, CHPR2)(const char *p_uplo, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *x,
     const f77_int *p_incx, const cufort_cfloat *y, const f77_int *p_incy, cufort_cfloat *AP,
     size_t uplo_len)
 {
@@ -3043,7 +3043,7 @@ void F77_NAME(chpr2, CHPR2)(const char *p_uplo, const f77_int *p_n, const cufort
 typedef void zhpr2_cpu_fn(const char *, const int *, const cufort_cdouble *, const cufort_cdouble *, const int *,
     const cufort_cdouble *, const int *, cufort_cdouble *, size_t);
 
-void F77_NAME(zhpr2, ZHPR2)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
+void F77_PLAIN_NAME(zhpr2, ZHPR2)(const char *p_uplo, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *x,
     const f77_int *p_incx, const cufort_cdouble *y, const f77_int *p_incy, cufort_cdouble *AP,
     size_t uplo_len)
 {
@@ -3072,7 +3072,7 @@ void F77_NAME(zhpr2, ZHPR2)(const char *p_uplo, const f77_int *p_n, const cufort
 typedef void sgemm_cpu_fn(const char *, const char *, const int *, const int *, const int *, const float *, const float *,
     const int *, const float *, const int *, const float *, float *, const int *, size_t, size_t);
 
-void F77_NAME(sgemm, SGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(sgemm, SGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
     const f77_int *p_k, const float *alpha, const float *A, const f77_int *p_lda, const float *B,
     const f77_int *p_ldb, const float *beta, float *C, const f77_int *p_ldc, size_t transa_len,
     size_t transb_len)
@@ -3120,7 +3120,7 @@ typedef void dgemm_cpu_fn(const char *, const char *, const int *, const int *, 
     const double *, const int *, const double *, const int *, const double *, double *, const int *,
     size_t, size_t);
 
-void F77_NAME(dgemm, DGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(dgemm, DGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
     const f77_int *p_k, const double *alpha, const double *A, const f77_int *p_lda, const double *B,
     const f77_int *p_ldb, const double *beta, double *C, const f77_int *p_ldc, size_t transa_len,
     size_t transb_len)
@@ -3168,7 +3168,7 @@ typedef void cgemm_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cfloat *, const int *, const cufort_cfloat *, const int *, const cufort_cfloat *,
     cufort_cfloat *, const int *, size_t, size_t);
 
-void F77_NAME(cgemm, CGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(cgemm, CGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
     const f77_int *p_k, const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda,
     const cufort_cfloat *B, const f77_int *p_ldb, const cufort_cfloat *beta, cufort_cfloat *C,
     const f77_int *p_ldc, size_t transa_len, size_t transb_len)
@@ -3216,7 +3216,7 @@ typedef void zgemm_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cdouble *, const int *, const cufort_cdouble *, const int *, const cufort_cdouble *,
     cufort_cdouble *, const int *, size_t, size_t);
 
-void F77_NAME(zgemm, ZGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(zgemm, ZGEMM)(const char *p_transa, const char *p_transb, const f77_int *p_m, const f77_int *p_n,
     const f77_int *p_k, const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *B, const f77_int *p_ldb, const cufort_cdouble *beta, cufort_cdouble *C,
     const f77_int *p_ldc, size_t transa_len, size_t transb_len)
@@ -3263,7 +3263,7 @@ void F77_NAME(zgemm, ZGEMM)(const char *p_transa, const char *p_transb, const f7
 typedef void ssymm_cpu_fn(const char *, const char *, const int *, const int *, const float *, const float *, const int *,
     const float *, const int *, const float *, float *, const int *, size_t, size_t);
 
-void F77_NAME(ssymm, SSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(ssymm, SSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
     const float *alpha, const float *A, const f77_int *p_lda, const float *B, const f77_int *p_ldb,
     const float *beta, float *C, const f77_int *p_ldc, size_t side_len, size_t uplo_len)
 {
@@ -3307,7 +3307,7 @@ void F77_NAME(ssymm, SSYMM)(const char *p_side, const char *p_uplo, const f77_in
 typedef void dsymm_cpu_fn(const char *, const char *, const int *, const int *, const double *, const double *,
     const int *, const double *, const int *, const double *, double *, const int *, size_t, size_t);
 
-void F77_NAME(dsymm, DSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(dsymm, DSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
     const double *alpha, const double *A, const f77_int *p_lda, const double *B,
     const f77_int *p_ldb, const double *beta, double *C, const f77_int *p_ldc, size_t side_len,
     size_t uplo_len)
@@ -3353,7 +3353,7 @@ typedef void csymm_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cfloat *, const int *, const cufort_cfloat *, const int *, const cufort_cfloat *,
     cufort_cfloat *, const int *, size_t, size_t);
 
-void F77_NAME(csymm, CSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(csymm, CSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
     const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda, const cufort_cfloat *B,
     const f77_int *p_ldb, const cufort_cfloat *beta, cufort_cfloat *C, const f77_int *p_ldc,
     size_t side_len, size_t uplo_len)
@@ -3399,7 +3399,7 @@ typedef void zsymm_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cdouble *, const int *, const cufort_cdouble *, const int *, const cufort_cdouble *,
     cufort_cdouble *, const int *, size_t, size_t);
 
-void F77_NAME(zsymm, ZSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(zsymm, ZSYMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
     const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *B, const f77_int *p_ldb, const cufort_cdouble *beta, cufort_cdouble *C,
     const f77_int *p_ldc, size_t side_len, size_t uplo_len)
@@ -3445,7 +3445,7 @@ typedef void chemm_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cfloat *, const int *, const cufort_cfloat *, const int *, const cufort_cfloat *,
     cufort_cfloat *, const int *, size_t, size_t);
 
-void F77_NAME(chemm, CHEMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(chemm, CHEMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
     const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda, const cufort_cfloat *B,
     const f77_int *p_ldb, const cufort_cfloat *beta, cufort_cfloat *C, const f77_int *p_ldc,
     size_t side_len, size_t uplo_len)
@@ -3491,7 +3491,7 @@ typedef void zhemm_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cdouble *, const int *, const cufort_cdouble *, const int *, const cufort_cdouble *,
     cufort_cdouble *, const int *, size_t, size_t);
 
-void F77_NAME(zhemm, ZHEMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
+void F77_PLAIN_NAME(zhemm, ZHEMM)(const char *p_side, const char *p_uplo, const f77_int *p_m, const f77_int *p_n,
     const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *B, const f77_int *p_ldb, const cufort_cdouble *beta, cufort_cdouble *C,
     const f77_int *p_ldc, size_t side_len, size_t uplo_len)
@@ -3536,7 +3536,7 @@ void F77_NAME(zhemm, ZHEMM)(const char *p_side, const char *p_uplo, const f77_in
 typedef void ssyrk_cpu_fn(const char *, const char *, const int *, const int *, const float *, const float *, const int *,
     const float *, float *, const int *, size_t, size_t);
 
-void F77_NAME(ssyrk, SSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(ssyrk, SSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const float *alpha, const float *A, const f77_int *p_lda, const float *beta, float *C,
     const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
 {
@@ -3576,7 +3576,7 @@ void F77_NAME(ssyrk, SSYRK)(const char *p_uplo, const char *p_trans, const f77_i
 typedef void dsyrk_cpu_fn(const char *, const char *, const int *, const int *, const double *, const double *,
     const int *, const double *, double *, const int *, size_t, size_t);
 
-void F77_NAME(dsyrk, DSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(dsyrk, DSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const double *alpha, const double *A, const f77_int *p_lda, const double *beta, double *C,
     const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
 {
@@ -3617,7 +3617,7 @@ typedef void csyrk_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cfloat *, const int *, const cufort_cfloat *, cufort_cfloat *, const int *, size_t,
     size_t);
 
-void F77_NAME(csyrk, CSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(csyrk, CSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda,
     const cufort_cfloat *beta, cufort_cfloat *C, const f77_int *p_ldc, size_t uplo_len,
     size_t trans_len)
@@ -3659,7 +3659,7 @@ typedef void zsyrk_cpu_fn(const char *, const char *, const int *, const int *, 
     const cufort_cdouble *, const int *, const cufort_cdouble *, cufort_cdouble *, const int *,
     size_t, size_t);
 
-void F77_NAME(zsyrk, ZSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(zsyrk, ZSYRK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *beta, cufort_cdouble *C, const f77_int *p_ldc, size_t uplo_len,
     size_t trans_len)
@@ -3700,7 +3700,7 @@ void F77_NAME(zsyrk, ZSYRK)(const char *p_uplo, const char *p_trans, const f77_i
 typedef void cherk_cpu_fn(const char *, const char *, const int *, const int *, const float *, const cufort_cfloat *,
     const int *, const float *, cufort_cfloat *, const int *, size_t, size_t);
 
-void F77_NAME(cherk, CHERK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(cherk, CHERK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const float *alpha, const cufort_cfloat *A, const f77_int *p_lda, const float *beta,
     cufort_cfloat *C, const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
 {
@@ -3740,7 +3740,7 @@ void F77_NAME(cherk, CHERK)(const char *p_uplo, const char *p_trans, const f77_i
 typedef void zherk_cpu_fn(const char *, const char *, const int *, const int *, const double *, const cufort_cdouble *,
     const int *, const double *, cufort_cdouble *, const int *, size_t, size_t);
 
-void F77_NAME(zherk, ZHERK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(zherk, ZHERK)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const double *alpha, const cufort_cdouble *A, const f77_int *p_lda, const double *beta,
     cufort_cdouble *C, const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
 {
@@ -3780,7 +3780,7 @@ void F77_NAME(zherk, ZHERK)(const char *p_uplo, const char *p_trans, const f77_i
 typedef void ssyr2k_cpu_fn(const char *, const char *, const int *, const int *, const float *, const float *, const int *,
     const float *, const int *, const float *, float *, const int *, size_t, size_t);
 
-void F77_NAME(ssyr2k, SSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(ssyr2k, SSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const float *alpha, const float *A, const f77_int *p_lda, const float *B, const f77_int *p_ldb,
     const float *beta, float *C, const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
 {
@@ -3824,7 +3824,7 @@ void F77_NAME(ssyr2k, SSYR2K)(const char *p_uplo, const char *p_trans, const f77
 typedef void dsyr2k_cpu_fn(const char *, const char *, const int *, const int *, const double *, const double *,
     const int *, const double *, const int *, const double *, double *, const int *, size_t, size_t);
 
-void F77_NAME(dsyr2k, DSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(dsyr2k, DSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const double *alpha, const double *A, const f77_int *p_lda, const double *B,
     const f77_int *p_ldb, const double *beta, double *C, const f77_int *p_ldc, size_t uplo_len,
     size_t trans_len)
@@ -3870,7 +3870,7 @@ typedef void csyr2k_cpu_fn(const char *, const char *, const int *, const int *,
     const cufort_cfloat *, const int *, const cufort_cfloat *, const int *, const cufort_cfloat *,
     cufort_cfloat *, const int *, size_t, size_t);
 
-void F77_NAME(csyr2k, CSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(csyr2k, CSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda, const cufort_cfloat *B,
     const f77_int *p_ldb, const cufort_cfloat *beta, cufort_cfloat *C, const f77_int *p_ldc,
     size_t uplo_len, size_t trans_len)
@@ -3916,7 +3916,7 @@ typedef void zsyr2k_cpu_fn(const char *, const char *, const int *, const int *,
     const cufort_cdouble *, const int *, const cufort_cdouble *, const int *, const cufort_cdouble *,
     cufort_cdouble *, const int *, size_t, size_t);
 
-void F77_NAME(zsyr2k, ZSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(zsyr2k, ZSYR2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *B, const f77_int *p_ldb, const cufort_cdouble *beta, cufort_cdouble *C,
     const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
@@ -3962,7 +3962,7 @@ typedef void cher2k_cpu_fn(const char *, const char *, const int *, const int *,
     const cufort_cfloat *, const int *, const cufort_cfloat *, const int *, const float *,
     cufort_cfloat *, const int *, size_t, size_t);
 
-void F77_NAME(cher2k, CHER2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(cher2k, CHER2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const cufort_cfloat *alpha, const cufort_cfloat *A, const f77_int *p_lda, const cufort_cfloat *B,
     const f77_int *p_ldb, const float *beta, cufort_cfloat *C, const f77_int *p_ldc, size_t uplo_len,
     size_t trans_len)
@@ -4008,7 +4008,7 @@ typedef void zher2k_cpu_fn(const char *, const char *, const int *, const int *,
     const cufort_cdouble *, const int *, const cufort_cdouble *, const int *, const double *,
     cufort_cdouble *, const int *, size_t, size_t);
 
-void F77_NAME(zher2k, ZHER2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
+void F77_PLAIN_NAME(zher2k, ZHER2K)(const char *p_uplo, const char *p_trans, const f77_int *p_n, const f77_int *p_k,
     const cufort_cdouble *alpha, const cufort_cdouble *A, const f77_int *p_lda,
     const cufort_cdouble *B, const f77_int *p_ldb, const double *beta, cufort_cdouble *C,
     const f77_int *p_ldc, size_t uplo_len, size_t trans_len)
@@ -4053,7 +4053,7 @@ void F77_NAME(zher2k, ZHER2K)(const char *p_uplo, const char *p_trans, const f77
 typedef void strmm_cpu_fn(const char *, const char *, const char *, const char *, const int *, const int *, const float *,
     const float *, const int *, float *, const int *, size_t, size_t, size_t, size_t);
 
-void F77_NAME(strmm, STRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(strmm, STRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const float *alpha, const float *A, const f77_int *p_lda,
     float *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len, size_t transa_len,
     size_t diag_len)
@@ -4099,7 +4099,7 @@ void F77_NAME(strmm, STRMM)(const char *p_side, const char *p_uplo, const char *
 typedef void dtrmm_cpu_fn(const char *, const char *, const char *, const char *, const int *, const int *, const double *,
     const double *, const int *, double *, const int *, size_t, size_t, size_t, size_t);
 
-void F77_NAME(dtrmm, DTRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(dtrmm, DTRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const double *alpha, const double *A,
     const f77_int *p_lda, double *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len,
     size_t transa_len, size_t diag_len)
@@ -4146,7 +4146,7 @@ typedef void ctrmm_cpu_fn(const char *, const char *, const char *, const char *
     const cufort_cfloat *, const cufort_cfloat *, const int *, cufort_cfloat *, const int *, size_t,
     size_t, size_t, size_t);
 
-void F77_NAME(ctrmm, CTRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(ctrmm, CTRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *A,
     const f77_int *p_lda, cufort_cfloat *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len,
     size_t transa_len, size_t diag_len)
@@ -4193,7 +4193,7 @@ typedef void ztrmm_cpu_fn(const char *, const char *, const char *, const char *
     const cufort_cdouble *, const cufort_cdouble *, const int *, cufort_cdouble *, const int *,
     size_t, size_t, size_t, size_t);
 
-void F77_NAME(ztrmm, ZTRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(ztrmm, ZTRMM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *A,
     const f77_int *p_lda, cufort_cdouble *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len,
     size_t transa_len, size_t diag_len)
@@ -4239,7 +4239,7 @@ void F77_NAME(ztrmm, ZTRMM)(const char *p_side, const char *p_uplo, const char *
 typedef void strsm_cpu_fn(const char *, const char *, const char *, const char *, const int *, const int *, const float *,
     const float *, const int *, float *, const int *, size_t, size_t, size_t, size_t);
 
-void F77_NAME(strsm, STRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(strsm, STRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const float *alpha, const float *A, const f77_int *p_lda,
     float *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len, size_t transa_len,
     size_t diag_len)
@@ -4285,7 +4285,7 @@ void F77_NAME(strsm, STRSM)(const char *p_side, const char *p_uplo, const char *
 typedef void dtrsm_cpu_fn(const char *, const char *, const char *, const char *, const int *, const int *, const double *,
     const double *, const int *, double *, const int *, size_t, size_t, size_t, size_t);
 
-void F77_NAME(dtrsm, DTRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(dtrsm, DTRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const double *alpha, const double *A,
     const f77_int *p_lda, double *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len,
     size_t transa_len, size_t diag_len)
@@ -4332,7 +4332,7 @@ typedef void ctrsm_cpu_fn(const char *, const char *, const char *, const char *
     const cufort_cfloat *, const cufort_cfloat *, const int *, cufort_cfloat *, const int *, size_t,
     size_t, size_t, size_t);
 
-void F77_NAME(ctrsm, CTRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(ctrsm, CTRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const cufort_cfloat *alpha, const cufort_cfloat *A,
     const f77_int *p_lda, cufort_cfloat *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len,
     size_t transa_len, size_t diag_len)
@@ -4379,7 +4379,7 @@ typedef void ztrsm_cpu_fn(const char *, const char *, const char *, const char *
     const cufort_cdouble *, const cufort_cdouble *, const int *, cufort_cdouble *, const int *,
     size_t, size_t, size_t, size_t);
 
-void F77_NAME(ztrsm, ZTRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
+void F77_PLAIN_NAME(ztrsm, ZTRSM)(const char *p_side, const char *p_uplo, const char *p_transa, const char *p_diag,
     const f77_int *p_m, const f77_int *p_n, const cufort_cdouble *alpha, const cufort_cdouble *A,
     const f77_int *p_lda, cufort_cdouble *B, const f77_int *p_ldb, size_t side_len, size_t uplo_len,
     size_t transa_len, size_t diag_len)
@@ -4424,7 +4424,7 @@ void F77_NAME(ztrsm, ZTRSM)(const char *p_side, const char *p_uplo, const char *
 /* ---- sdsdot ------------------------------------------------------------------------------------ */
 typedef float sdsdot_cpu_fn(const int *, const float *, const float *, const int *, const float *, const int *);
 
-float F77_NAME(sdsdot, SDSDOT)(const f77_int *p_n, const float *sb, const float *sx, const f77_int *p_incx, const float *sy,
+float F77_PLAIN_NAME(sdsdot, SDSDOT)(const f77_int *p_n, const float *sb, const float *sx, const f77_int *p_incx, const float *sy,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -4443,7 +4443,7 @@ float F77_NAME(sdsdot, SDSDOT)(const f77_int *p_n, const float *sb, const float 
 /* ---- dsdot ------------------------------------------------------------------------------------- */
 typedef double dsdot_cpu_fn(const int *, const float *, const int *, const float *, const int *);
 
-double F77_NAME(dsdot, DSDOT)(const f77_int *p_n, const float *sx, const f77_int *p_incx, const float *sy,
+double F77_PLAIN_NAME(dsdot, DSDOT)(const f77_int *p_n, const float *sx, const f77_int *p_incx, const float *sy,
     const f77_int *p_incy)
 {
     static void *cpu;
@@ -4462,7 +4462,7 @@ double F77_NAME(dsdot, DSDOT)(const f77_int *p_n, const float *sx, const f77_int
 /* ---- scabs1 ------------------------------------------------------------------------------------ */
 typedef float scabs1_cpu_fn(const cufort_cfloat *);
 
-float F77_NAME(scabs1, SCABS1)(const cufort_cfloat *z)
+float F77_PLAIN_NAME(scabs1, SCABS1)(const cufort_cfloat *z)
 {
     static void *cpu;
     dropin_call call;
@@ -4476,7 +4476,7 @@ float F77_NAME(scabs1, SCABS1)(const cufort_cfloat *z)
 /* ---- dcabs1 ------------------------------------------------------------------------------------ */
 typedef double dcabs1_cpu_fn(const cufort_cdouble *);
 
-double F77_NAME(dcabs1, DCABS1)(const cufort_cdouble *z)
+double F77_PLAIN_NAME(dcabs1, DCABS1)(const cufort_cdouble *z)
 {
     static void *cpu;
     dropin_call call;
