@@ -138,7 +138,7 @@ $$($1):
 endef
 
 # Rebuild everything when flags that change objects change.
-FLAGS_SIG := $(CC)|$(C_BASE)|$(F77_DEFS)|$(CPPFLAGS)|$(NVCCFLAGS)|$(CUDA_ARCH)|$(FC)|$(FFLAGS)|$(F77_FC_FLAGS)
+FLAGS_SIG := $(CC)|$(C_BASE)|$(F77_DEFS)|$(CPPFLAGS)|$(NVCC)|$(NVCCFLAGS)|$(CUDA_ARCH)|$(FC)|$(FFLAGS)|$(F77_FC_FLAGS)
 FLAGS_FILE := $(BUILD)/.flags
 $(eval $(call signature_file,FLAGS_FILE,FLAGS_SIG))
 DEPS_STAMP := $(BUILD)/.deps.stamp
@@ -536,6 +536,6 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
 
 -include $(wildcard $(OBJ)/*/*.d $(OBJ)/*/*/*.d $(OBJ)/*/*/*/*.d)
