@@ -1,7 +1,8 @@
 # mk/doc_programs.mk — the examples of README.md and docs/ built as programs, so that
 # tests/examples/doc_programs.sh runs what a user would copy: scripts/doc_programs.py writes them,
 # and each is linked with the -l flags it wrote beside it (for the README's, those of the README's
-# own command line).  The F77 ones only where FC can make the F77 layer's external names (as the
+# own command line).  Each program's expected output (<name>.expect) goes beside it in the examples
+# directory, so that a carried tree (make gpu-bundle) holds both.  The F77 ones only where FC can make the F77 layer's external names (as the
 # other F77 examples).
 DOC_SRC := $(BUILD)/doc-programs
 DOC_STAMP := $(DOC_SRC)/.written
@@ -34,5 +35,10 @@ $(EXBIN)/doc_c_abi: $(EXBIN)/%: $(DOC_STAMP) $(LIB)/libcufort.so $(FLAGS_FILE) |
 	@mkdir -p $(@D)
 	$(CC) $(C_BASE) -Ic_wrappers/include -o $@ $(DOC_SRC)/$*.c -L$(LIB) $(DOC_LIBS) $(RPATH_BIN)
 
+DOC_EXPECTS := $(addsuffix .expect,$(DOC_PROGRAMS))
+$(DOC_EXPECTS): $(EXBIN)/%.expect: $(DOC_STAMP)
+	@mkdir -p $(@D)
+	cp $(DOC_SRC)/$*.expect $@
+
 EXAMPLE_BINS += $(DOC_PROGRAMS)
-examples: $(DOC_PROGRAMS)
+examples: $(DOC_PROGRAMS) $(DOC_EXPECTS)

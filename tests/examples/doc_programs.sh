@@ -2,15 +2,14 @@
 # tests/examples/doc_programs.sh [build-dir] — the examples of README.md and docs/, as a user would
 # copy them: scripts/doc_programs.py writes each into a program (the README's F77 fragments inside
 # one that sets up their array and checks every element after; complete programs as they stand) and
-# what its output must be (<name>.expect), and mk/doc_programs.mk compiles each with the -l flags
-# the documentation gives.  Expectations: "ok" (the program's own ok/FAIL lines count), "small"
+# what its output must be (<name>.expect, beside the program in the examples directory), and
+# mk/doc_programs.mk compiles each with the -l flags the documentation gives.  Expectations: "ok" (the program's own ok/FAIL lines count), "small"
 # (every number printed under 1e-5: the documented programs print errors "~1e-7"), "values X Y ..."
 # (the numbers printed, each within 1e-5 relative).
 # Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
 set -u
 BUILD=${1:-build}
 EX=$BUILD/examples
-SRC=$BUILD/doc-programs
 pass=0 fail=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
@@ -20,8 +19,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 shopt -s nullglob
-expects=("$SRC"/*.expect)
-[ ${#expects[@]} -ge 7 ] || bad "doc programs: ${#expects[@]} expectations in $SRC, want 7 (make examples)"
+expects=("$EX"/*.expect)
+[ ${#expects[@]} -ge 7 ] || bad "doc programs: ${#expects[@]} expectations in $EX, want 7 (make examples)"
 for e in "${expects[@]}"; do
     name=$(basename "$e" .expect)
     read -r kind values <"$e"
