@@ -250,7 +250,7 @@ def fortran_args(r, integer, scalar, array, hostref):
 
 
 def f77_args(r):
-    return fortran_args(r, "TL_I32({})", "&{}", "F77ARR(a_{})", "tl_ptr(a_{})")
+    return fortran_args(r, "TL_FINT({})", "&{}", "F77ARR(a_{})", "tl_ptr(a_{})")
 
 
 def f77_call(r, v):
@@ -467,7 +467,7 @@ def f77_proto(r, v, name=None, label=""):
             params.append(f"const char *{a.name}")
             lens.append(f"size_t {a.name}_len")
         elif a.kind == "int":
-            params.append(f"const int32_t *{a.name}")
+            params.append(f"const tl_fint *{a.name}")
         elif a.kind == "scalar":
             params.append(f"const {test_ctype(v, a)} *{a.name}")
         elif a.kind == "hostref":
@@ -475,7 +475,7 @@ def f77_proto(r, v, name=None, label=""):
         else:
             const = "const " if a.io == "in" else ""
             params.append(f"F77ARRT({const}{test_ctype(v, a)}) {a.name}")
-    ret = {"I": "int32_t", "T": C_T[v.prec], "R": C_R[v.prec], None: "void"}[r.result]
+    ret = {"I": "tl_fint", "T": C_T[v.prec], "R": C_R[v.prec], None: "void"}[r.result]
     return f"{ret} {name or f'cublas_{v.name}_'}({', '.join(params + lens)}){label};"
 
 

@@ -19,7 +19,8 @@ program test_pin_cache_f77_thunking
   real(4) :: work(n)
   common /work/ work
   real(4), save :: kept(n)
-  integer :: npass, nfail, k, arrays, can_watch
+  integer :: npass, nfail, k
+  integer(c_int) :: arrays, can_watch   ! the C function's own kind, whatever the default INTEGER
   integer :: cublas_shutdown
   integer(c_int64_t) :: bytes
 

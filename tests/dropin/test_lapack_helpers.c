@@ -7,25 +7,31 @@
  *   ILAENV   CUFORT_LAPACK_NB unset: 1024 for xPOTRF and xGETRF, else LAPACK's answer, here 1
  *            ("unblocked"), since no LAPACK is loaded after the library;
  *   PILAENV  CUFORT_PBLAS_NB unset: 1024 in every precision (ScaLAPACK's own would be 32).
+ * Fortran INTEGERs are the drop-in's: 8 bytes in a build with F77_INT64=1.
  * Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef void laswp_fn(const int *, void *, const int *, const int *, const int *, const int *, const int *);
-void slaswp_(const int *, void *, const int *, const int *, const int *, const int *, const int *);
-void dlaswp_(const int *, void *, const int *, const int *, const int *, const int *, const int *);
-void claswp_(const int *, void *, const int *, const int *, const int *, const int *, const int *);
-void zlaswp_(const int *, void *, const int *, const int *, const int *, const int *, const int *);
-int ilaenv_(const int *, const char *, const char *, const int *, const int *, const int *, const int *,
-            size_t, size_t);
-int pilaenv_(const int *, const char *, size_t);
+#ifdef CUFORT_F77_INT64
+typedef int64_t fint;
+#else
+typedef int32_t fint;
+#endif
+typedef void laswp_fn(const fint *, void *, const fint *, const fint *, const fint *, const fint *, const fint *);
+void slaswp_(const fint *, void *, const fint *, const fint *, const fint *, const fint *, const fint *);
+void dlaswp_(const fint *, void *, const fint *, const fint *, const fint *, const fint *, const fint *);
+void claswp_(const fint *, void *, const fint *, const fint *, const fint *, const fint *, const fint *);
+void zlaswp_(const fint *, void *, const fint *, const fint *, const fint *, const fint *, const fint *);
+fint ilaenv_(const fint *, const char *, const char *, const fint *, const fint *, const fint *, const fint *,
+             size_t, size_t);
+fint pilaenv_(const fint *, const char *, size_t);
 
 static int passed, failed;
 
 /* LAPACK's DLASWP, element size es */
-static void reference(size_t es, int n, char *a, int lda, int k1, int k2, const int *ipiv, int incx)
+static void reference(size_t es, int n, char *a, int lda, int k1, int k2, const fint *ipiv, int incx)
 {
     int ix0, i1, i2, inc;
     if (incx > 0)
@@ -38,7 +44,7 @@ static void reference(size_t es, int n, char *a, int lda, int k1, int k2, const 
     for (int j = 0; j < n; j++) {
         int ix = ix0;
         for (int i = i1; inc > 0 ? i <= i2 : i >= i2; i += inc, ix += incx) {
-            int ip = ipiv[ix - 1];
+            int ip = (int)ipiv[ix - 1];
             if (ip != i) {
                 char *x = a + ((size_t)(i - 1) + (size_t)j * lda) * es, *y = a + ((size_t)(ip - 1) + (size_t)j * lda) * es;
                 memcpy(t, x, es), memcpy(x, y, es), memcpy(y, t, es);
@@ -54,7 +60,7 @@ static void one(const char *name, laswp_fn *f, size_t es, int m, int n, int lda,
     /* IPIV is read at k1, k1 + |incx|, ... k1 + (k2 - k1) |incx| (row k1 + (p - k1) / |incx|) */
     int len = k2 >= k1 ? k1 + (k2 - k1) * abs(incx) : 1;
     /* valid rows past the end too, so that reading the wrong entries shows as wrong swaps */
-    int *ipiv = malloc(sizeof(int) * (size_t)(len + 64));
+    fint *ipiv = malloc(sizeof(fint) * (size_t)(len + 64));
     for (size_t i = 0; i < bytes; i++)
         a[i] = (unsigned char)rand();
     memcpy(b, a, bytes);
@@ -64,7 +70,8 @@ static void one(const char *name, laswp_fn *f, size_t es, int m, int n, int lda,
         row = row > m ? m : row;
         ipiv[p - 1] = rand() % 4 == 0 ? row : row + rand() % (m - row + 1);
     }
-    f(&n, a, &lda, &k1, &k2, ipiv, &incx);
+    fint fn = n, flda = lda, fk1 = k1, fk2 = k2, fincx = incx;
+    f(&fn, a, &flda, &fk1, &fk2, ipiv, &fincx);
     reference(es, n, (char *)b, lda, k1, k2, ipiv, incx);
     if (memcmp(a, b, bytes)) {
         printf("FAIL %s m=%d n=%d lda=%d k1=%d k2=%d incx=%d: differs from the reference\n", name, m, n, lda, k1, k2, incx);
@@ -95,9 +102,9 @@ int main(void)
      * answer, 1 here with no LAPACK */
     struct { const char *name; int want; } q[] = {{"DGETRF", 1024}, {"zpotrf", 1024}, {"SGETRF2", 1},
                                                    {"DGEQRF", 1}, {"DPOTRS", 1}};
-    int one_ = 1, nn = 1000, m1 = -1;
+    fint one_ = 1, nn = 1000, m1 = -1;
     for (int i = 0; i < 5; i++) {
-        int nb = ilaenv_(&one_, q[i].name, " ", &nn, &nn, &m1, &m1, strlen(q[i].name), 1);
+        int nb = (int)ilaenv_(&one_, q[i].name, " ", &nn, &nn, &m1, &m1, strlen(q[i].name), 1);
         if (nb == q[i].want) {
             printf("ok ilaenv block size of %s: %d\n", q[i].name, nb);
             passed++;
@@ -106,9 +113,9 @@ int main(void)
             failed++;
         }
     }
-    int ctxt = 0;
+    fint ctxt = 0;
     for (const char *prec = "SDCZI"; *prec; prec++) {
-        int nb = pilaenv_(&ctxt, prec, 1);
+        int nb = (int)pilaenv_(&ctxt, prec, 1);
         if (nb == 1024) {
             printf("ok pilaenv block size for %c: %d\n", *prec, nb);
             passed++;

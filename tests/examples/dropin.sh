@@ -16,6 +16,9 @@ LIBDIR=$(cd "$BUILD/lib" 2>/dev/null && pwd)
 pass=0 fail=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+# a build with F77_INT64=1 (its flags signature says so): its Fortran-callable names take 8-byte
+# INTEGERs, which a program compiled for the system's 4-byte BLAS, LAPACK or FFTW cannot pass
+int64_build() { grep -q -- '-DCUFORT_F77_INT64' "$BUILD/.flags" 2>/dev/null; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -116,10 +119,14 @@ if [ -x "$EX/dgemm_loop" ] && [ -x "$EX/dgemm_loop_dropin" ]; then
         CUFORT_GPU_THRESHOLD=1e30 -- "$EX/dgemm_loop_dropin"
     check forced "dgemm_loop_dropin (relinked, engine forced)" gpu \
         CUFORT_DROPIN_FORCE_GPU=1 -- "$EX/dgemm_loop_dropin"
-    check preload "dgemm_loop (-lblas) under LD_PRELOAD=libcufort_blas.so, default routing" any \
-        LD_PRELOAD="$LIBDIR/libcufort_blas.so" -- "$EX/dgemm_loop"
-    check preload_forced "dgemm_loop (-lblas) under LD_PRELOAD=libcufort_blas.so, engine forced" gpu \
-        LD_PRELOAD="$LIBDIR/libcufort_blas.so" CUFORT_DROPIN_FORCE_GPU=1 -- "$EX/dgemm_loop"
+    if int64_build; then
+        echo "# dgemm_loop (-lblas, 4-byte INTEGERs) under LD_PRELOAD: skipped in an F77_INT64 build"
+    else
+        check preload "dgemm_loop (-lblas) under LD_PRELOAD=libcufort_blas.so, default routing" any \
+            LD_PRELOAD="$LIBDIR/libcufort_blas.so" -- "$EX/dgemm_loop"
+        check preload_forced "dgemm_loop (-lblas) under LD_PRELOAD=libcufort_blas.so, engine forced" gpu \
+            LD_PRELOAD="$LIBDIR/libcufort_blas.so" CUFORT_DROPIN_FORCE_GPU=1 -- "$EX/dgemm_loop"
+    fi
     check nogpu "dgemm_loop_dropin, engine forced but no GPU (CUFORT_BACKEND=cuda, none visible)" fallback \
         CUFORT_BACKEND=cuda CUDA_VISIBLE_DEVICES= CUFORT_DROPIN_FORCE_GPU=1 -- "$EX/dgemm_loop_dropin"
     if [ -s "$tmp/forced.report" ] && grep -q '^# routing: every Level-3 call to the engine (forced)' "$tmp/forced.report" &&

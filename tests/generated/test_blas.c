@@ -100,449 +100,449 @@
 #define dtrsm_ ref_dtrsm_
 #define ztrsm_ ref_ztrsm_
 /* the drop-in library under test, Fortran convention */
-int32_t dropin_isamax(const int32_t *n, F77ARRT(const float) x,
-        const int32_t *incx) __asm__("isamax_");
-int32_t dropin_idamax(const int32_t *n, F77ARRT(const double) x,
-        const int32_t *incx) __asm__("idamax_");
-int32_t dropin_icamax(const int32_t *n, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx) __asm__("icamax_");
-int32_t dropin_izamax(const int32_t *n, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx) __asm__("izamax_");
-float dropin_sasum(const int32_t *n, F77ARRT(const float) x, const int32_t *incx) __asm__("sasum_");
-double dropin_dasum(const int32_t *n, F77ARRT(const double) x,
-        const int32_t *incx) __asm__("dasum_");
-float dropin_scasum(const int32_t *n, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx) __asm__("scasum_");
-double dropin_dzasum(const int32_t *n, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx) __asm__("dzasum_");
-void dropin_saxpy(const int32_t *n, const float *alpha, F77ARRT(const float) x, const int32_t *incx,
-        F77ARRT(float) y, const int32_t *incy) __asm__("saxpy_");
-void dropin_daxpy(const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(double) y, const int32_t *incy) __asm__("daxpy_");
-void dropin_caxpy(const int32_t *n, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, F77ARRT(cufort_cfloat) y, const int32_t *incy) __asm__("caxpy_");
-void dropin_zaxpy(const int32_t *n, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, F77ARRT(cufort_cdouble) y, const int32_t *incy) __asm__("zaxpy_");
-void dropin_scopy(const int32_t *n, F77ARRT(const float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy) __asm__("scopy_");
-void dropin_dcopy(const int32_t *n, F77ARRT(const double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy) __asm__("dcopy_");
-void dropin_ccopy(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy) __asm__("ccopy_");
-void dropin_zcopy(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy) __asm__("zcopy_");
-float dropin_sdot(const int32_t *n, F77ARRT(const float) x, const int32_t *incx,
-        F77ARRT(const float) y, const int32_t *incy) __asm__("sdot_");
-double dropin_ddot(const int32_t *n, F77ARRT(const double) x, const int32_t *incx,
-        F77ARRT(const double) y, const int32_t *incy) __asm__("ddot_");
-cufort_cfloat dropin_cdotu(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(const cufort_cfloat) y, const int32_t *incy) __asm__("cdotu_");
-cufort_cdouble dropin_zdotu(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(const cufort_cdouble) y, const int32_t *incy) __asm__("zdotu_");
-cufort_cfloat dropin_cdotc(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(const cufort_cfloat) y, const int32_t *incy) __asm__("cdotc_");
-cufort_cdouble dropin_zdotc(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(const cufort_cdouble) y, const int32_t *incy) __asm__("zdotc_");
-float dropin_snrm2(const int32_t *n, F77ARRT(const float) x, const int32_t *incx) __asm__("snrm2_");
-double dropin_dnrm2(const int32_t *n, F77ARRT(const double) x,
-        const int32_t *incx) __asm__("dnrm2_");
-float dropin_scnrm2(const int32_t *n, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx) __asm__("scnrm2_");
-double dropin_dznrm2(const int32_t *n, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx) __asm__("dznrm2_");
-void dropin_srot(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy, const float *c, const float *s) __asm__("srot_");
-void dropin_drot(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy, const double *c, const double *s) __asm__("drot_");
-void dropin_csrot(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy, const float *c,
+tl_fint dropin_isamax(const tl_fint *n, F77ARRT(const float) x,
+        const tl_fint *incx) __asm__("isamax_");
+tl_fint dropin_idamax(const tl_fint *n, F77ARRT(const double) x,
+        const tl_fint *incx) __asm__("idamax_");
+tl_fint dropin_icamax(const tl_fint *n, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx) __asm__("icamax_");
+tl_fint dropin_izamax(const tl_fint *n, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx) __asm__("izamax_");
+float dropin_sasum(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx) __asm__("sasum_");
+double dropin_dasum(const tl_fint *n, F77ARRT(const double) x,
+        const tl_fint *incx) __asm__("dasum_");
+float dropin_scasum(const tl_fint *n, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx) __asm__("scasum_");
+double dropin_dzasum(const tl_fint *n, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx) __asm__("dzasum_");
+void dropin_saxpy(const tl_fint *n, const float *alpha, F77ARRT(const float) x, const tl_fint *incx,
+        F77ARRT(float) y, const tl_fint *incy) __asm__("saxpy_");
+void dropin_daxpy(const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(double) y, const tl_fint *incy) __asm__("daxpy_");
+void dropin_caxpy(const tl_fint *n, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, F77ARRT(cufort_cfloat) y, const tl_fint *incy) __asm__("caxpy_");
+void dropin_zaxpy(const tl_fint *n, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, F77ARRT(cufort_cdouble) y, const tl_fint *incy) __asm__("zaxpy_");
+void dropin_scopy(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy) __asm__("scopy_");
+void dropin_dcopy(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy) __asm__("dcopy_");
+void dropin_ccopy(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy) __asm__("ccopy_");
+void dropin_zcopy(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy) __asm__("zcopy_");
+float dropin_sdot(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx,
+        F77ARRT(const float) y, const tl_fint *incy) __asm__("sdot_");
+double dropin_ddot(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx,
+        F77ARRT(const double) y, const tl_fint *incy) __asm__("ddot_");
+cufort_cfloat dropin_cdotu(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(const cufort_cfloat) y, const tl_fint *incy) __asm__("cdotu_");
+cufort_cdouble dropin_zdotu(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(const cufort_cdouble) y, const tl_fint *incy) __asm__("zdotu_");
+cufort_cfloat dropin_cdotc(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(const cufort_cfloat) y, const tl_fint *incy) __asm__("cdotc_");
+cufort_cdouble dropin_zdotc(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(const cufort_cdouble) y, const tl_fint *incy) __asm__("zdotc_");
+float dropin_snrm2(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx) __asm__("snrm2_");
+double dropin_dnrm2(const tl_fint *n, F77ARRT(const double) x,
+        const tl_fint *incx) __asm__("dnrm2_");
+float dropin_scnrm2(const tl_fint *n, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx) __asm__("scnrm2_");
+double dropin_dznrm2(const tl_fint *n, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx) __asm__("dznrm2_");
+void dropin_srot(const tl_fint *n, F77ARRT(float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy, const float *c, const float *s) __asm__("srot_");
+void dropin_drot(const tl_fint *n, F77ARRT(double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy, const double *c, const double *s) __asm__("drot_");
+void dropin_csrot(const tl_fint *n, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy, const float *c,
         const float *s) __asm__("csrot_");
-void dropin_zdrot(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy, const double *c,
+void dropin_zdrot(const tl_fint *n, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy, const double *c,
         const double *s) __asm__("zdrot_");
 void dropin_srotg(float *a, float *b, float *c, float *s) __asm__("srotg_");
 void dropin_drotg(double *a, double *b, double *c, double *s) __asm__("drotg_");
 void dropin_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s) __asm__("crotg_");
 void dropin_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c,
         cufort_cdouble *s) __asm__("zrotg_");
-void dropin_srotm(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy, float *param) __asm__("srotm_");
-void dropin_drotm(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy, double *param) __asm__("drotm_");
+void dropin_srotm(const tl_fint *n, F77ARRT(float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy, float *param) __asm__("srotm_");
+void dropin_drotm(const tl_fint *n, F77ARRT(double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy, double *param) __asm__("drotm_");
 void dropin_srotmg(float *d1, float *d2, float *x1, float *y1, float *param) __asm__("srotmg_");
 void dropin_drotmg(double *d1, double *d2, double *x1, double *y1,
         double *param) __asm__("drotmg_");
-void dropin_sscal(const int32_t *n, const float *alpha, F77ARRT(float) x,
-        const int32_t *incx) __asm__("sscal_");
-void dropin_dscal(const int32_t *n, const double *alpha, F77ARRT(double) x,
-        const int32_t *incx) __asm__("dscal_");
-void dropin_cscal(const int32_t *n, const cufort_cfloat *alpha, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx) __asm__("cscal_");
-void dropin_zscal(const int32_t *n, const cufort_cdouble *alpha, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx) __asm__("zscal_");
-void dropin_csscal(const int32_t *n, const float *alpha, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx) __asm__("csscal_");
-void dropin_zdscal(const int32_t *n, const double *alpha, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx) __asm__("zdscal_");
-void dropin_sswap(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy) __asm__("sswap_");
-void dropin_dswap(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy) __asm__("dswap_");
-void dropin_cswap(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy) __asm__("cswap_");
-void dropin_zswap(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy) __asm__("zswap_");
-void dropin_sgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const float *alpha, F77ARRT(const float) A, const int32_t *lda,
-        F77ARRT(const float) x, const int32_t *incx, const float *beta, F77ARRT(float) y,
-        const int32_t *incy, size_t trans_len) __asm__("sgbmv_");
-void dropin_dgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const double *alpha, F77ARRT(const double) A, const int32_t *lda,
-        F77ARRT(const double) x, const int32_t *incx, const double *beta, F77ARRT(double) y,
-        const int32_t *incy, size_t trans_len) __asm__("dgbmv_");
-void dropin_cgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
-        const int32_t *lda, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const int32_t *incy,
+void dropin_sscal(const tl_fint *n, const float *alpha, F77ARRT(float) x,
+        const tl_fint *incx) __asm__("sscal_");
+void dropin_dscal(const tl_fint *n, const double *alpha, F77ARRT(double) x,
+        const tl_fint *incx) __asm__("dscal_");
+void dropin_cscal(const tl_fint *n, const cufort_cfloat *alpha, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx) __asm__("cscal_");
+void dropin_zscal(const tl_fint *n, const cufort_cdouble *alpha, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx) __asm__("zscal_");
+void dropin_csscal(const tl_fint *n, const float *alpha, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx) __asm__("csscal_");
+void dropin_zdscal(const tl_fint *n, const double *alpha, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx) __asm__("zdscal_");
+void dropin_sswap(const tl_fint *n, F77ARRT(float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy) __asm__("sswap_");
+void dropin_dswap(const tl_fint *n, F77ARRT(double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy) __asm__("dswap_");
+void dropin_cswap(const tl_fint *n, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy) __asm__("cswap_");
+void dropin_zswap(const tl_fint *n, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy) __asm__("zswap_");
+void dropin_sgbmv(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const float *alpha, F77ARRT(const float) A, const tl_fint *lda,
+        F77ARRT(const float) x, const tl_fint *incx, const float *beta, F77ARRT(float) y,
+        const tl_fint *incy, size_t trans_len) __asm__("sgbmv_");
+void dropin_dgbmv(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const double *alpha, F77ARRT(const double) A, const tl_fint *lda,
+        F77ARRT(const double) x, const tl_fint *incx, const double *beta, F77ARRT(double) y,
+        const tl_fint *incy, size_t trans_len) __asm__("dgbmv_");
+void dropin_cgbmv(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const tl_fint *lda, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const tl_fint *incy,
         size_t trans_len) __asm__("cgbmv_");
-void dropin_zgbmv(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
-        const int32_t *lda, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const int32_t *incy,
+void dropin_zgbmv(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const tl_fint *lda, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const tl_fint *incy,
         size_t trans_len) __asm__("zgbmv_");
-void dropin_sgemv(const char *trans, const int32_t *m, const int32_t *n, const float *alpha,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) x, const int32_t *incx,
-        const float *beta, F77ARRT(float) y, const int32_t *incy,
+void dropin_sgemv(const char *trans, const tl_fint *m, const tl_fint *n, const float *alpha,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx,
+        const float *beta, F77ARRT(float) y, const tl_fint *incy,
         size_t trans_len) __asm__("sgemv_");
-void dropin_dgemv(const char *trans, const int32_t *m, const int32_t *n, const double *alpha,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) x, const int32_t *incx,
-        const double *beta, F77ARRT(double) y, const int32_t *incy,
+void dropin_dgemv(const char *trans, const tl_fint *m, const tl_fint *n, const double *alpha,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx,
+        const double *beta, F77ARRT(double) y, const tl_fint *incy,
         size_t trans_len) __asm__("dgemv_");
-void dropin_cgemv(const char *trans, const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t trans_len) __asm__("cgemv_");
-void dropin_zgemv(const char *trans, const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
-        const int32_t *incy, size_t trans_len) __asm__("zgemv_");
-void dropin_sger(const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) A,
-        const int32_t *lda) __asm__("sger_");
-void dropin_dger(const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) A,
-        const int32_t *lda) __asm__("dger_");
-void dropin_cgeru(const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda) __asm__("cgeru_");
-void dropin_cgerc(const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda) __asm__("cgerc_");
-void dropin_zgeru(const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda) __asm__("zgeru_");
-void dropin_zgerc(const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda) __asm__("zgerc_");
-void dropin_ssbmv(const char *uplo, const int32_t *n, const int32_t *k, const float *alpha,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) x, const int32_t *incx,
-        const float *beta, F77ARRT(float) y, const int32_t *incy,
+void dropin_cgemv(const char *trans, const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t trans_len) __asm__("cgemv_");
+void dropin_zgemv(const char *trans, const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const tl_fint *incy, size_t trans_len) __asm__("zgemv_");
+void dropin_sger(const tl_fint *m, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(const float) y, const tl_fint *incy, F77ARRT(float) A,
+        const tl_fint *lda) __asm__("sger_");
+void dropin_dger(const tl_fint *m, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(const double) y, const tl_fint *incy, F77ARRT(double) A,
+        const tl_fint *lda) __asm__("dger_");
+void dropin_cgeru(const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda) __asm__("cgeru_");
+void dropin_cgerc(const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda) __asm__("cgerc_");
+void dropin_zgeru(const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda) __asm__("zgeru_");
+void dropin_zgerc(const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda) __asm__("zgerc_");
+void dropin_ssbmv(const char *uplo, const tl_fint *n, const tl_fint *k, const float *alpha,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx,
+        const float *beta, F77ARRT(float) y, const tl_fint *incy,
         size_t uplo_len) __asm__("ssbmv_");
-void dropin_dsbmv(const char *uplo, const int32_t *n, const int32_t *k, const double *alpha,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) x, const int32_t *incx,
-        const double *beta, F77ARRT(double) y, const int32_t *incy,
+void dropin_dsbmv(const char *uplo, const tl_fint *n, const tl_fint *k, const double *alpha,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx,
+        const double *beta, F77ARRT(double) y, const tl_fint *incy,
         size_t uplo_len) __asm__("dsbmv_");
-void dropin_sspmv(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) AP,
-        F77ARRT(const float) x, const int32_t *incx, const float *beta, F77ARRT(float) y,
-        const int32_t *incy, size_t uplo_len) __asm__("sspmv_");
-void dropin_dspmv(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) AP,
-        F77ARRT(const double) x, const int32_t *incx, const double *beta, F77ARRT(double) y,
-        const int32_t *incy, size_t uplo_len) __asm__("dspmv_");
-void dropin_sspr(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(float) AP, size_t uplo_len) __asm__("sspr_");
-void dropin_dspr(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(double) AP, size_t uplo_len) __asm__("dspr_");
-void dropin_sspr2(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) AP,
+void dropin_sspmv(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) AP,
+        F77ARRT(const float) x, const tl_fint *incx, const float *beta, F77ARRT(float) y,
+        const tl_fint *incy, size_t uplo_len) __asm__("sspmv_");
+void dropin_dspmv(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) AP,
+        F77ARRT(const double) x, const tl_fint *incx, const double *beta, F77ARRT(double) y,
+        const tl_fint *incy, size_t uplo_len) __asm__("dspmv_");
+void dropin_sspr(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(float) AP, size_t uplo_len) __asm__("sspr_");
+void dropin_dspr(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(double) AP, size_t uplo_len) __asm__("dspr_");
+void dropin_sspr2(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(const float) y, const tl_fint *incy, F77ARRT(float) AP,
         size_t uplo_len) __asm__("sspr2_");
-void dropin_dspr2(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) AP,
+void dropin_dspr2(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(const double) y, const tl_fint *incy, F77ARRT(double) AP,
         size_t uplo_len) __asm__("dspr2_");
-void dropin_ssymv(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(const float) x, const int32_t *incx, const float *beta,
-        F77ARRT(float) y, const int32_t *incy, size_t uplo_len) __asm__("ssymv_");
-void dropin_dsymv(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(const double) x, const int32_t *incx, const double *beta,
-        F77ARRT(double) y, const int32_t *incy, size_t uplo_len) __asm__("dsymv_");
-void dropin_ssyr(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(float) A, const int32_t *lda,
+void dropin_ssymv(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx, const float *beta,
+        F77ARRT(float) y, const tl_fint *incy, size_t uplo_len) __asm__("ssymv_");
+void dropin_dsymv(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx, const double *beta,
+        F77ARRT(double) y, const tl_fint *incy, size_t uplo_len) __asm__("dsymv_");
+void dropin_ssyr(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(float) A, const tl_fint *lda,
         size_t uplo_len) __asm__("ssyr_");
-void dropin_dsyr(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(double) A, const int32_t *lda,
+void dropin_dsyr(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(double) A, const tl_fint *lda,
         size_t uplo_len) __asm__("dsyr_");
-void dropin_ssyr2(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) A,
-        const int32_t *lda, size_t uplo_len) __asm__("ssyr2_");
-void dropin_dsyr2(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) A,
-        const int32_t *lda, size_t uplo_len) __asm__("dsyr2_");
-void dropin_stbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("stbmv_");
-void dropin_dtbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtbmv_");
-void dropin_ctbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(cufort_cfloat) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void dropin_ssyr2(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(const float) y, const tl_fint *incy, F77ARRT(float) A,
+        const tl_fint *lda, size_t uplo_len) __asm__("ssyr2_");
+void dropin_dsyr2(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(const double) y, const tl_fint *incy, F77ARRT(double) A,
+        const tl_fint *lda, size_t uplo_len) __asm__("dsyr2_");
+void dropin_stbmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("stbmv_");
+void dropin_dtbmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtbmv_");
+void dropin_ctbmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(cufort_cfloat) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len) __asm__("ctbmv_");
-void dropin_ztbmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(cufort_cdouble) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void dropin_ztbmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(cufort_cdouble) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len) __asm__("ztbmv_");
-void dropin_stbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("stbsv_");
-void dropin_dtbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtbsv_");
-void dropin_ctbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(cufort_cfloat) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void dropin_stbsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("stbsv_");
+void dropin_dtbsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtbsv_");
+void dropin_ctbsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(cufort_cfloat) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len) __asm__("ctbsv_");
-void dropin_ztbsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(cufort_cdouble) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void dropin_ztbsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(cufort_cdouble) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len) __asm__("ztbsv_");
-void dropin_stpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) AP, F77ARRT(float) x, const int32_t *incx, size_t uplo_len,
+void dropin_stpmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) AP, F77ARRT(float) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len) __asm__("stpmv_");
-void dropin_dtpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) AP, F77ARRT(double) x, const int32_t *incx, size_t uplo_len,
+void dropin_dtpmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) AP, F77ARRT(double) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len) __asm__("dtpmv_");
-void dropin_ctpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+void dropin_ctpmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctpmv_");
-void dropin_ztpmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+void dropin_ztpmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztpmv_");
-void dropin_stpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) AP, F77ARRT(float) x, const int32_t *incx, size_t uplo_len,
+void dropin_stpsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) AP, F77ARRT(float) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len) __asm__("stpsv_");
-void dropin_dtpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) AP, F77ARRT(double) x, const int32_t *incx, size_t uplo_len,
+void dropin_dtpsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) AP, F77ARRT(double) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len) __asm__("dtpsv_");
-void dropin_ctpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+void dropin_ctpsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctpsv_");
-void dropin_ztpsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+void dropin_ztpsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztpsv_");
-void dropin_strmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x, const int32_t *incx,
+void dropin_strmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("strmv_");
-void dropin_dtrmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x, const int32_t *incx,
+void dropin_dtrmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtrmv_");
-void dropin_ctrmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctrmv_");
-void dropin_ztrmv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztrmv_");
-void dropin_strsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x, const int32_t *incx,
+void dropin_ctrmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctrmv_");
+void dropin_ztrmv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztrmv_");
+void dropin_strsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("strsv_");
-void dropin_dtrsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x, const int32_t *incx,
+void dropin_dtrsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("dtrsv_");
-void dropin_ctrsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctrsv_");
-void dropin_ztrsv(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztrsv_");
-void dropin_chemv(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t uplo_len) __asm__("chemv_");
-void dropin_zhemv(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
-        const int32_t *incy, size_t uplo_len) __asm__("zhemv_");
-void dropin_chbmv(const char *uplo, const int32_t *n, const int32_t *k, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t uplo_len) __asm__("chbmv_");
-void dropin_zhbmv(const char *uplo, const int32_t *n, const int32_t *k, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
-        const int32_t *incy, size_t uplo_len) __asm__("zhbmv_");
-void dropin_chpmv(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) AP, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const int32_t *incy,
+void dropin_ctrsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ctrsv_");
+void dropin_ztrsv(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len) __asm__("ztrsv_");
+void dropin_chemv(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t uplo_len) __asm__("chemv_");
+void dropin_zhemv(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const tl_fint *incy, size_t uplo_len) __asm__("zhemv_");
+void dropin_chbmv(const char *uplo, const tl_fint *n, const tl_fint *k, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t uplo_len) __asm__("chbmv_");
+void dropin_zhbmv(const char *uplo, const tl_fint *n, const tl_fint *k, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const tl_fint *incy, size_t uplo_len) __asm__("zhbmv_");
+void dropin_chpmv(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const tl_fint *incy,
         size_t uplo_len) __asm__("chpmv_");
-void dropin_zhpmv(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) AP, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const int32_t *incy,
+void dropin_zhpmv(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const tl_fint *incy,
         size_t uplo_len) __asm__("zhpmv_");
-void dropin_cher(const char *uplo, const int32_t *n, const float *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) A,
-        const int32_t *lda, size_t uplo_len) __asm__("cher_");
-void dropin_zher(const char *uplo, const int32_t *n, const double *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) A,
-        const int32_t *lda, size_t uplo_len) __asm__("zher_");
-void dropin_cher2(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda,
+void dropin_cher(const char *uplo, const tl_fint *n, const float *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(cufort_cfloat) A,
+        const tl_fint *lda, size_t uplo_len) __asm__("cher_");
+void dropin_zher(const char *uplo, const tl_fint *n, const double *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(cufort_cdouble) A,
+        const tl_fint *lda, size_t uplo_len) __asm__("zher_");
+void dropin_cher2(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda,
         size_t uplo_len) __asm__("cher2_");
-void dropin_zher2(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda,
+void dropin_zher2(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda,
         size_t uplo_len) __asm__("zher2_");
-void dropin_chpr(const char *uplo, const int32_t *n, const float *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) AP,
+void dropin_chpr(const char *uplo, const tl_fint *n, const float *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(cufort_cfloat) AP,
         size_t uplo_len) __asm__("chpr_");
-void dropin_zhpr(const char *uplo, const int32_t *n, const double *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) AP,
+void dropin_zhpr(const char *uplo, const tl_fint *n, const double *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(cufort_cdouble) AP,
         size_t uplo_len) __asm__("zhpr_");
-void dropin_chpr2(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) AP, size_t uplo_len) __asm__("chpr2_");
-void dropin_zhpr2(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) AP, size_t uplo_len) __asm__("zhpr2_");
-void dropin_sgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const float *alpha, F77ARRT(const float) A, const int32_t *lda,
-        F77ARRT(const float) B, const int32_t *ldb, const float *beta, F77ARRT(float) C,
-        const int32_t *ldc, size_t transa_len, size_t transb_len) __asm__("sgemm_");
-void dropin_dgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const double *alpha, F77ARRT(const double) A, const int32_t *lda,
-        F77ARRT(const double) B, const int32_t *ldb, const double *beta, F77ARRT(double) C,
-        const int32_t *ldc, size_t transa_len, size_t transb_len) __asm__("dgemm_");
-void dropin_cgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
-        const int32_t *lda, F77ARRT(const cufort_cfloat) B, const int32_t *ldb,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t transa_len,
+void dropin_chpr2(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) AP, size_t uplo_len) __asm__("chpr2_");
+void dropin_zhpr2(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) AP, size_t uplo_len) __asm__("zhpr2_");
+void dropin_sgemm(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const float *alpha, F77ARRT(const float) A, const tl_fint *lda,
+        F77ARRT(const float) B, const tl_fint *ldb, const float *beta, F77ARRT(float) C,
+        const tl_fint *ldc, size_t transa_len, size_t transb_len) __asm__("sgemm_");
+void dropin_dgemm(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const double *alpha, F77ARRT(const double) A, const tl_fint *lda,
+        F77ARRT(const double) B, const tl_fint *ldb, const double *beta, F77ARRT(double) C,
+        const tl_fint *ldc, size_t transa_len, size_t transb_len) __asm__("dgemm_");
+void dropin_cgemm(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const tl_fint *lda, F77ARRT(const cufort_cfloat) B, const tl_fint *ldb,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t transa_len,
         size_t transb_len) __asm__("cgemm_");
-void dropin_zgemm(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
-        const int32_t *lda, F77ARRT(const cufort_cdouble) B, const int32_t *ldb,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t transa_len,
+void dropin_zgemm(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const tl_fint *lda, F77ARRT(const cufort_cdouble) B, const tl_fint *ldb,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t transa_len,
         size_t transb_len) __asm__("zgemm_");
-void dropin_ssymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
-        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t side_len,
+void dropin_ssymm(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) B,
+        const tl_fint *ldb, const float *beta, F77ARRT(float) C, const tl_fint *ldc, size_t side_len,
         size_t uplo_len) __asm__("ssymm_");
-void dropin_dsymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
-        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+void dropin_dsymm(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) B,
+        const tl_fint *ldb, const double *beta, F77ARRT(double) C, const tl_fint *ldc,
         size_t side_len, size_t uplo_len) __asm__("dsymm_");
-void dropin_csymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len,
+void dropin_csymm(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t side_len,
         size_t uplo_len) __asm__("csymm_");
-void dropin_zsymm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len,
+void dropin_zsymm(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t side_len,
         size_t uplo_len) __asm__("zsymm_");
-void dropin_chemm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len,
+void dropin_chemm(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t side_len,
         size_t uplo_len) __asm__("chemm_");
-void dropin_zhemm(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len,
+void dropin_zhemm(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t side_len,
         size_t uplo_len) __asm__("zhemm_");
-void dropin_ssyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, const float *beta,
-        F77ARRT(float) C, const int32_t *ldc, size_t uplo_len, size_t trans_len) __asm__("ssyrk_");
-void dropin_dsyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, const double *beta,
-        F77ARRT(double) C, const int32_t *ldc, size_t uplo_len, size_t trans_len) __asm__("dsyrk_");
-void dropin_csyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+void dropin_ssyrk(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, const float *beta,
+        F77ARRT(float) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len) __asm__("ssyrk_");
+void dropin_dsyrk(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, const double *beta,
+        F77ARRT(double) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len) __asm__("dsyrk_");
+void dropin_csyrk(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("csyrk_");
-void dropin_zsyrk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+void dropin_zsyrk(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("zsyrk_");
-void dropin_cherk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda, const float *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+void dropin_cherk(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda, const float *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("cherk_");
-void dropin_zherk(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda, const double *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+void dropin_zherk(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda, const double *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("zherk_");
-void dropin_ssyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
-        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t uplo_len,
+void dropin_ssyr2k(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) B,
+        const tl_fint *ldb, const float *beta, F77ARRT(float) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("ssyr2k_");
-void dropin_dsyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
-        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+void dropin_dsyr2k(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) B,
+        const tl_fint *ldb, const double *beta, F77ARRT(double) C, const tl_fint *ldc,
         size_t uplo_len, size_t trans_len) __asm__("dsyr2k_");
-void dropin_csyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+void dropin_csyr2k(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("csyr2k_");
-void dropin_zsyr2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+void dropin_zsyr2k(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("zsyr2k_");
-void dropin_cher2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const float *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+void dropin_cher2k(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const float *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("cher2k_");
-void dropin_zher2k(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const double *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+void dropin_zher2k(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const double *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len) __asm__("zher2k_");
 void dropin_strmm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(float) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(float) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len) __asm__("strmm_");
 void dropin_dtrmm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(double) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(double) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len) __asm__("dtrmm_");
 void dropin_ctrmm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
         size_t diag_len) __asm__("ctrmm_");
 void dropin_ztrmm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
         size_t diag_len) __asm__("ztrmm_");
 void dropin_strsm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(float) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(float) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len) __asm__("strsm_");
 void dropin_dtrsm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(double) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(double) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len) __asm__("dtrsm_");
 void dropin_ctrsm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
         size_t diag_len) __asm__("ctrsm_");
 void dropin_ztrsm(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
+        const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len,
         size_t diag_len) __asm__("ztrsm_");
 #endif
 
@@ -679,522 +679,522 @@ void ztrsm_(const char *, const char *, const char *, const char *, const int *,
 
 #if TL_F77
 /* the legacy layer under test, Fortran convention */
-int32_t cublas_isamax_(const int32_t *n, F77ARRT(const float) x, const int32_t *incx);
-int32_t cublas_idamax_(const int32_t *n, F77ARRT(const double) x, const int32_t *incx);
-int32_t cublas_icamax_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx);
-int32_t cublas_izamax_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx);
-int32_t cublas_isamin_(const int32_t *n, F77ARRT(const float) x, const int32_t *incx);
-int32_t cublas_idamin_(const int32_t *n, F77ARRT(const double) x, const int32_t *incx);
-int32_t cublas_icamin_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx);
-int32_t cublas_izamin_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx);
-float cublas_sasum_(const int32_t *n, F77ARRT(const float) x, const int32_t *incx);
-double cublas_dasum_(const int32_t *n, F77ARRT(const double) x, const int32_t *incx);
-float cublas_scasum_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx);
-double cublas_dzasum_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx);
-void cublas_saxpy_(const int32_t *n, const float *alpha, F77ARRT(const float) x, const int32_t *incx,
-        F77ARRT(float) y, const int32_t *incy);
-void cublas_daxpy_(const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(double) y, const int32_t *incy);
-void cublas_caxpy_(const int32_t *n, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, F77ARRT(cufort_cfloat) y, const int32_t *incy);
-void cublas_zaxpy_(const int32_t *n, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, F77ARRT(cufort_cdouble) y, const int32_t *incy);
-void cublas_scopy_(const int32_t *n, F77ARRT(const float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy);
-void cublas_dcopy_(const int32_t *n, F77ARRT(const double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy);
-void cublas_ccopy_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy);
-void cublas_zcopy_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy);
-float cublas_sdot_(const int32_t *n, F77ARRT(const float) x, const int32_t *incx,
-        F77ARRT(const float) y, const int32_t *incy);
-double cublas_ddot_(const int32_t *n, F77ARRT(const double) x, const int32_t *incx,
-        F77ARRT(const double) y, const int32_t *incy);
-cufort_cfloat cublas_cdotu_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(const cufort_cfloat) y, const int32_t *incy);
-cufort_cdouble cublas_zdotu_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(const cufort_cdouble) y, const int32_t *incy);
-cufort_cfloat cublas_cdotc_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(const cufort_cfloat) y, const int32_t *incy);
-cufort_cdouble cublas_zdotc_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(const cufort_cdouble) y, const int32_t *incy);
-float cublas_snrm2_(const int32_t *n, F77ARRT(const float) x, const int32_t *incx);
-double cublas_dnrm2_(const int32_t *n, F77ARRT(const double) x, const int32_t *incx);
-float cublas_scnrm2_(const int32_t *n, F77ARRT(const cufort_cfloat) x, const int32_t *incx);
-double cublas_dznrm2_(const int32_t *n, F77ARRT(const cufort_cdouble) x, const int32_t *incx);
-void cublas_srot_(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy, const float *c, const float *s);
-void cublas_drot_(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy, const double *c, const double *s);
-void cublas_csrot_(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy, const float *c, const float *s);
-void cublas_zdrot_(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy, const double *c, const double *s);
-void cublas_crot_(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy, const float *c, const cufort_cfloat *s);
-void cublas_zrot_(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy, const double *c, const cufort_cdouble *s);
+tl_fint cublas_isamax_(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx);
+tl_fint cublas_idamax_(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx);
+tl_fint cublas_icamax_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx);
+tl_fint cublas_izamax_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx);
+tl_fint cublas_isamin_(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx);
+tl_fint cublas_idamin_(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx);
+tl_fint cublas_icamin_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx);
+tl_fint cublas_izamin_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx);
+float cublas_sasum_(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx);
+double cublas_dasum_(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx);
+float cublas_scasum_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx);
+double cublas_dzasum_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx);
+void cublas_saxpy_(const tl_fint *n, const float *alpha, F77ARRT(const float) x, const tl_fint *incx,
+        F77ARRT(float) y, const tl_fint *incy);
+void cublas_daxpy_(const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(double) y, const tl_fint *incy);
+void cublas_caxpy_(const tl_fint *n, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, F77ARRT(cufort_cfloat) y, const tl_fint *incy);
+void cublas_zaxpy_(const tl_fint *n, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, F77ARRT(cufort_cdouble) y, const tl_fint *incy);
+void cublas_scopy_(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy);
+void cublas_dcopy_(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy);
+void cublas_ccopy_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy);
+void cublas_zcopy_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy);
+float cublas_sdot_(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx,
+        F77ARRT(const float) y, const tl_fint *incy);
+double cublas_ddot_(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx,
+        F77ARRT(const double) y, const tl_fint *incy);
+cufort_cfloat cublas_cdotu_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(const cufort_cfloat) y, const tl_fint *incy);
+cufort_cdouble cublas_zdotu_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(const cufort_cdouble) y, const tl_fint *incy);
+cufort_cfloat cublas_cdotc_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(const cufort_cfloat) y, const tl_fint *incy);
+cufort_cdouble cublas_zdotc_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(const cufort_cdouble) y, const tl_fint *incy);
+float cublas_snrm2_(const tl_fint *n, F77ARRT(const float) x, const tl_fint *incx);
+double cublas_dnrm2_(const tl_fint *n, F77ARRT(const double) x, const tl_fint *incx);
+float cublas_scnrm2_(const tl_fint *n, F77ARRT(const cufort_cfloat) x, const tl_fint *incx);
+double cublas_dznrm2_(const tl_fint *n, F77ARRT(const cufort_cdouble) x, const tl_fint *incx);
+void cublas_srot_(const tl_fint *n, F77ARRT(float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy, const float *c, const float *s);
+void cublas_drot_(const tl_fint *n, F77ARRT(double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy, const double *c, const double *s);
+void cublas_csrot_(const tl_fint *n, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy, const float *c, const float *s);
+void cublas_zdrot_(const tl_fint *n, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy, const double *c, const double *s);
+void cublas_crot_(const tl_fint *n, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy, const float *c, const cufort_cfloat *s);
+void cublas_zrot_(const tl_fint *n, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy, const double *c, const cufort_cdouble *s);
 void cublas_srotg_(float *a, float *b, float *c, float *s);
 void cublas_drotg_(double *a, double *b, double *c, double *s);
 void cublas_crotg_(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s);
 void cublas_zrotg_(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s);
-void cublas_srotm_(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy, float *param);
-void cublas_drotm_(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy, double *param);
+void cublas_srotm_(const tl_fint *n, F77ARRT(float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy, float *param);
+void cublas_drotm_(const tl_fint *n, F77ARRT(double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy, double *param);
 void cublas_srotmg_(float *d1, float *d2, float *x1, float *y1, float *param);
 void cublas_drotmg_(double *d1, double *d2, double *x1, double *y1, double *param);
-void cublas_sscal_(const int32_t *n, const float *alpha, F77ARRT(float) x, const int32_t *incx);
-void cublas_dscal_(const int32_t *n, const double *alpha, F77ARRT(double) x, const int32_t *incx);
-void cublas_cscal_(const int32_t *n, const cufort_cfloat *alpha, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx);
-void cublas_zscal_(const int32_t *n, const cufort_cdouble *alpha, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx);
-void cublas_csscal_(const int32_t *n, const float *alpha, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx);
-void cublas_zdscal_(const int32_t *n, const double *alpha, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx);
-void cublas_sswap_(const int32_t *n, F77ARRT(float) x, const int32_t *incx, F77ARRT(float) y,
-        const int32_t *incy);
-void cublas_dswap_(const int32_t *n, F77ARRT(double) x, const int32_t *incx, F77ARRT(double) y,
-        const int32_t *incy);
-void cublas_cswap_(const int32_t *n, F77ARRT(cufort_cfloat) x, const int32_t *incx,
-        F77ARRT(cufort_cfloat) y, const int32_t *incy);
-void cublas_zswap_(const int32_t *n, F77ARRT(cufort_cdouble) x, const int32_t *incx,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy);
-void cublas_sgbmv_(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const float *alpha, F77ARRT(const float) A, const int32_t *lda,
-        F77ARRT(const float) x, const int32_t *incx, const float *beta, F77ARRT(float) y,
-        const int32_t *incy, size_t trans_len);
-void cublas_dgbmv_(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const double *alpha, F77ARRT(const double) A, const int32_t *lda,
-        F77ARRT(const double) x, const int32_t *incx, const double *beta, F77ARRT(double) y,
-        const int32_t *incy, size_t trans_len);
-void cublas_cgbmv_(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
-        const int32_t *lda, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const int32_t *incy, size_t trans_len);
-void cublas_zgbmv_(const char *trans, const int32_t *m, const int32_t *n, const int32_t *kl,
-        const int32_t *ku, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
-        const int32_t *lda, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const int32_t *incy,
+void cublas_sscal_(const tl_fint *n, const float *alpha, F77ARRT(float) x, const tl_fint *incx);
+void cublas_dscal_(const tl_fint *n, const double *alpha, F77ARRT(double) x, const tl_fint *incx);
+void cublas_cscal_(const tl_fint *n, const cufort_cfloat *alpha, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx);
+void cublas_zscal_(const tl_fint *n, const cufort_cdouble *alpha, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx);
+void cublas_csscal_(const tl_fint *n, const float *alpha, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx);
+void cublas_zdscal_(const tl_fint *n, const double *alpha, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx);
+void cublas_sswap_(const tl_fint *n, F77ARRT(float) x, const tl_fint *incx, F77ARRT(float) y,
+        const tl_fint *incy);
+void cublas_dswap_(const tl_fint *n, F77ARRT(double) x, const tl_fint *incx, F77ARRT(double) y,
+        const tl_fint *incy);
+void cublas_cswap_(const tl_fint *n, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
+        F77ARRT(cufort_cfloat) y, const tl_fint *incy);
+void cublas_zswap_(const tl_fint *n, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy);
+void cublas_sgbmv_(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const float *alpha, F77ARRT(const float) A, const tl_fint *lda,
+        F77ARRT(const float) x, const tl_fint *incx, const float *beta, F77ARRT(float) y,
+        const tl_fint *incy, size_t trans_len);
+void cublas_dgbmv_(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const double *alpha, F77ARRT(const double) A, const tl_fint *lda,
+        F77ARRT(const double) x, const tl_fint *incx, const double *beta, F77ARRT(double) y,
+        const tl_fint *incy, size_t trans_len);
+void cublas_cgbmv_(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const tl_fint *lda, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const tl_fint *incy, size_t trans_len);
+void cublas_zgbmv_(const char *trans, const tl_fint *m, const tl_fint *n, const tl_fint *kl,
+        const tl_fint *ku, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const tl_fint *lda, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const tl_fint *incy,
         size_t trans_len);
-void cublas_sgemv_(const char *trans, const int32_t *m, const int32_t *n, const float *alpha,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) x, const int32_t *incx,
-        const float *beta, F77ARRT(float) y, const int32_t *incy, size_t trans_len);
-void cublas_dgemv_(const char *trans, const int32_t *m, const int32_t *n, const double *alpha,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) x, const int32_t *incx,
-        const double *beta, F77ARRT(double) y, const int32_t *incy, size_t trans_len);
-void cublas_cgemv_(const char *trans, const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t trans_len);
-void cublas_zgemv_(const char *trans, const int32_t *m, const int32_t *n,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) y, const int32_t *incy, size_t trans_len);
-void cublas_sger_(const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) A,
-        const int32_t *lda);
-void cublas_dger_(const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) A,
-        const int32_t *lda);
-void cublas_cgeru_(const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda);
-void cublas_cgerc_(const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda);
-void cublas_zgeru_(const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda);
-void cublas_zgerc_(const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda);
-void cublas_ssbmv_(const char *uplo, const int32_t *n, const int32_t *k, const float *alpha,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) x, const int32_t *incx,
-        const float *beta, F77ARRT(float) y, const int32_t *incy, size_t uplo_len);
-void cublas_dsbmv_(const char *uplo, const int32_t *n, const int32_t *k, const double *alpha,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) x, const int32_t *incx,
-        const double *beta, F77ARRT(double) y, const int32_t *incy, size_t uplo_len);
-void cublas_sspmv_(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) AP,
-        F77ARRT(const float) x, const int32_t *incx, const float *beta, F77ARRT(float) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_dspmv_(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) AP,
-        F77ARRT(const double) x, const int32_t *incx, const double *beta, F77ARRT(double) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_sspr_(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(float) AP, size_t uplo_len);
-void cublas_dspr_(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(double) AP, size_t uplo_len);
-void cublas_sspr2_(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) AP,
+void cublas_sgemv_(const char *trans, const tl_fint *m, const tl_fint *n, const float *alpha,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx,
+        const float *beta, F77ARRT(float) y, const tl_fint *incy, size_t trans_len);
+void cublas_dgemv_(const char *trans, const tl_fint *m, const tl_fint *n, const double *alpha,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx,
+        const double *beta, F77ARRT(double) y, const tl_fint *incy, size_t trans_len);
+void cublas_cgemv_(const char *trans, const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t trans_len);
+void cublas_zgemv_(const char *trans, const tl_fint *m, const tl_fint *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) y, const tl_fint *incy, size_t trans_len);
+void cublas_sger_(const tl_fint *m, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(const float) y, const tl_fint *incy, F77ARRT(float) A,
+        const tl_fint *lda);
+void cublas_dger_(const tl_fint *m, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(const double) y, const tl_fint *incy, F77ARRT(double) A,
+        const tl_fint *lda);
+void cublas_cgeru_(const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda);
+void cublas_cgerc_(const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda);
+void cublas_zgeru_(const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda);
+void cublas_zgerc_(const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda);
+void cublas_ssbmv_(const char *uplo, const tl_fint *n, const tl_fint *k, const float *alpha,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx,
+        const float *beta, F77ARRT(float) y, const tl_fint *incy, size_t uplo_len);
+void cublas_dsbmv_(const char *uplo, const tl_fint *n, const tl_fint *k, const double *alpha,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx,
+        const double *beta, F77ARRT(double) y, const tl_fint *incy, size_t uplo_len);
+void cublas_sspmv_(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) AP,
+        F77ARRT(const float) x, const tl_fint *incx, const float *beta, F77ARRT(float) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_dspmv_(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) AP,
+        F77ARRT(const double) x, const tl_fint *incx, const double *beta, F77ARRT(double) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_sspr_(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(float) AP, size_t uplo_len);
+void cublas_dspr_(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(double) AP, size_t uplo_len);
+void cublas_sspr2_(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(const float) y, const tl_fint *incy, F77ARRT(float) AP,
         size_t uplo_len);
-void cublas_dspr2_(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) AP,
+void cublas_dspr2_(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(const double) y, const tl_fint *incy, F77ARRT(double) AP,
         size_t uplo_len);
-void cublas_ssymv_(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(const float) x, const int32_t *incx, const float *beta,
-        F77ARRT(float) y, const int32_t *incy, size_t uplo_len);
-void cublas_dsymv_(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(const double) x, const int32_t *incx, const double *beta,
-        F77ARRT(double) y, const int32_t *incy, size_t uplo_len);
-void cublas_csymv_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_zsymv_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_ssyr_(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(float) A, const int32_t *lda, size_t uplo_len);
-void cublas_dsyr_(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(double) A, const int32_t *lda, size_t uplo_len);
-void cublas_csyr_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) A,
-        const int32_t *lda, size_t uplo_len);
-void cublas_zsyr_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) A,
-        const int32_t *lda, size_t uplo_len);
-void cublas_ssyr2_(const char *uplo, const int32_t *n, const float *alpha, F77ARRT(const float) x,
-        const int32_t *incx, F77ARRT(const float) y, const int32_t *incy, F77ARRT(float) A,
-        const int32_t *lda, size_t uplo_len);
-void cublas_dsyr2_(const char *uplo, const int32_t *n, const double *alpha, F77ARRT(const double) x,
-        const int32_t *incx, F77ARRT(const double) y, const int32_t *incy, F77ARRT(double) A,
-        const int32_t *lda, size_t uplo_len);
-void cublas_csyr2_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda, size_t uplo_len);
-void cublas_zsyr2_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda, size_t uplo_len);
-void cublas_stbmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_dtbmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ctbmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(cufort_cfloat) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void cublas_ssymv_(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx, const float *beta,
+        F77ARRT(float) y, const tl_fint *incy, size_t uplo_len);
+void cublas_dsymv_(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx, const double *beta,
+        F77ARRT(double) y, const tl_fint *incy, size_t uplo_len);
+void cublas_csymv_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_zsymv_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_ssyr_(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(float) A, const tl_fint *lda, size_t uplo_len);
+void cublas_dsyr_(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(double) A, const tl_fint *lda, size_t uplo_len);
+void cublas_csyr_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(cufort_cfloat) A,
+        const tl_fint *lda, size_t uplo_len);
+void cublas_zsyr_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(cufort_cdouble) A,
+        const tl_fint *lda, size_t uplo_len);
+void cublas_ssyr2_(const char *uplo, const tl_fint *n, const float *alpha, F77ARRT(const float) x,
+        const tl_fint *incx, F77ARRT(const float) y, const tl_fint *incy, F77ARRT(float) A,
+        const tl_fint *lda, size_t uplo_len);
+void cublas_dsyr2_(const char *uplo, const tl_fint *n, const double *alpha, F77ARRT(const double) x,
+        const tl_fint *incx, F77ARRT(const double) y, const tl_fint *incy, F77ARRT(double) A,
+        const tl_fint *lda, size_t uplo_len);
+void cublas_csyr2_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda, size_t uplo_len);
+void cublas_zsyr2_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda, size_t uplo_len);
+void cublas_stbmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_dtbmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_ctbmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(cufort_cfloat) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len);
-void cublas_ztbmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(cufort_cdouble) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void cublas_ztbmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(cufort_cdouble) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len);
-void cublas_stbsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_dtbsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ctbsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(cufort_cfloat) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void cublas_stbsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_dtbsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_ctbsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(cufort_cfloat) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len);
-void cublas_ztbsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        const int32_t *k, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(cufort_cdouble) x, const int32_t *incx, size_t uplo_len, size_t trans_len,
+void cublas_ztbsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        const tl_fint *k, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(cufort_cdouble) x, const tl_fint *incx, size_t uplo_len, size_t trans_len,
         size_t diag_len);
-void cublas_stpmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) AP, F77ARRT(float) x, const int32_t *incx, size_t uplo_len,
+void cublas_stpmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) AP, F77ARRT(float) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len);
-void cublas_dtpmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) AP, F77ARRT(double) x, const int32_t *incx, size_t uplo_len,
+void cublas_dtpmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) AP, F77ARRT(double) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len);
-void cublas_ctpmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+void cublas_ctpmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ztpmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+void cublas_ztpmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_stpsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) AP, F77ARRT(float) x, const int32_t *incx, size_t uplo_len,
+void cublas_stpsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) AP, F77ARRT(float) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len);
-void cublas_dtpsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) AP, F77ARRT(double) x, const int32_t *incx, size_t uplo_len,
+void cublas_dtpsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) AP, F77ARRT(double) x, const tl_fint *incx, size_t uplo_len,
         size_t trans_len, size_t diag_len);
-void cublas_ctpsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const int32_t *incx,
+void cublas_ctpsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(cufort_cfloat) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ztpsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const int32_t *incx,
+void cublas_ztpsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(cufort_cdouble) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_strmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x, const int32_t *incx,
+void cublas_strmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_dtrmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x, const int32_t *incx,
+void cublas_dtrmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ctrmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ztrmv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_strsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const float) A, const int32_t *lda, F77ARRT(float) x, const int32_t *incx,
+void cublas_ctrmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_ztrmv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_strsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const float) A, const tl_fint *lda, F77ARRT(float) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_dtrsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const double) A, const int32_t *lda, F77ARRT(double) x, const int32_t *incx,
+void cublas_dtrsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const double) A, const tl_fint *lda, F77ARRT(double) x, const tl_fint *incx,
         size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ctrsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_ztrsv_(const char *uplo, const char *trans, const char *diag, const int32_t *n,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) x,
-        const int32_t *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
-void cublas_chemv_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_zhemv_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_chbmv_(const char *uplo, const int32_t *n, const int32_t *k, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_zhbmv_(const char *uplo, const int32_t *n, const int32_t *k, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
-        const int32_t *incy, size_t uplo_len);
-void cublas_chpmv_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) AP, F77ARRT(const cufort_cfloat) x, const int32_t *incx,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const int32_t *incy, size_t uplo_len);
-void cublas_zhpmv_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) AP, F77ARRT(const cufort_cdouble) x, const int32_t *incx,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const int32_t *incy,
+void cublas_ctrsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_ztrsv_(const char *uplo, const char *trans, const char *diag, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) x,
+        const tl_fint *incx, size_t uplo_len, size_t trans_len, size_t diag_len);
+void cublas_chemv_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_zhemv_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_chbmv_(const char *uplo, const tl_fint *n, const tl_fint *k, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_zhbmv_(const char *uplo, const tl_fint *n, const tl_fint *k, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y,
+        const tl_fint *incy, size_t uplo_len);
+void cublas_chpmv_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) AP, F77ARRT(const cufort_cfloat) x, const tl_fint *incx,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) y, const tl_fint *incy, size_t uplo_len);
+void cublas_zhpmv_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) AP, F77ARRT(const cufort_cdouble) x, const tl_fint *incx,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) y, const tl_fint *incy,
         size_t uplo_len);
-void cublas_cher_(const char *uplo, const int32_t *n, const float *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) A,
-        const int32_t *lda, size_t uplo_len);
-void cublas_zher_(const char *uplo, const int32_t *n, const double *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) A,
-        const int32_t *lda, size_t uplo_len);
-void cublas_cher2_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) A, const int32_t *lda, size_t uplo_len);
-void cublas_zher2_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) A, const int32_t *lda, size_t uplo_len);
-void cublas_chpr_(const char *uplo, const int32_t *n, const float *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(cufort_cfloat) AP,
+void cublas_cher_(const char *uplo, const tl_fint *n, const float *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(cufort_cfloat) A,
+        const tl_fint *lda, size_t uplo_len);
+void cublas_zher_(const char *uplo, const tl_fint *n, const double *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(cufort_cdouble) A,
+        const tl_fint *lda, size_t uplo_len);
+void cublas_cher2_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) A, const tl_fint *lda, size_t uplo_len);
+void cublas_zher2_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) A, const tl_fint *lda, size_t uplo_len);
+void cublas_chpr_(const char *uplo, const tl_fint *n, const float *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(cufort_cfloat) AP,
         size_t uplo_len);
-void cublas_zhpr_(const char *uplo, const int32_t *n, const double *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(cufort_cdouble) AP,
+void cublas_zhpr_(const char *uplo, const tl_fint *n, const double *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(cufort_cdouble) AP,
         size_t uplo_len);
-void cublas_chpr2_(const char *uplo, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) x, const int32_t *incx, F77ARRT(const cufort_cfloat) y,
-        const int32_t *incy, F77ARRT(cufort_cfloat) AP, size_t uplo_len);
-void cublas_zhpr2_(const char *uplo, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) x, const int32_t *incx, F77ARRT(const cufort_cdouble) y,
-        const int32_t *incy, F77ARRT(cufort_cdouble) AP, size_t uplo_len);
-void cublas_sgemm_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const float *alpha, F77ARRT(const float) A, const int32_t *lda,
-        F77ARRT(const float) B, const int32_t *ldb, const float *beta, F77ARRT(float) C,
-        const int32_t *ldc, size_t transa_len, size_t transb_len);
-void cublas_dgemm_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const double *alpha, F77ARRT(const double) A, const int32_t *lda,
-        F77ARRT(const double) B, const int32_t *ldb, const double *beta, F77ARRT(double) C,
-        const int32_t *ldc, size_t transa_len, size_t transb_len);
-void cublas_cgemm_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
-        const int32_t *lda, F77ARRT(const cufort_cfloat) B, const int32_t *ldb,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t transa_len,
+void cublas_chpr2_(const char *uplo, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) x, const tl_fint *incx, F77ARRT(const cufort_cfloat) y,
+        const tl_fint *incy, F77ARRT(cufort_cfloat) AP, size_t uplo_len);
+void cublas_zhpr2_(const char *uplo, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) x, const tl_fint *incx, F77ARRT(const cufort_cdouble) y,
+        const tl_fint *incy, F77ARRT(cufort_cdouble) AP, size_t uplo_len);
+void cublas_sgemm_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const float *alpha, F77ARRT(const float) A, const tl_fint *lda,
+        F77ARRT(const float) B, const tl_fint *ldb, const float *beta, F77ARRT(float) C,
+        const tl_fint *ldc, size_t transa_len, size_t transb_len);
+void cublas_dgemm_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const double *alpha, F77ARRT(const double) A, const tl_fint *lda,
+        F77ARRT(const double) B, const tl_fint *ldb, const double *beta, F77ARRT(double) C,
+        const tl_fint *ldc, size_t transa_len, size_t transb_len);
+void cublas_cgemm_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const tl_fint *lda, F77ARRT(const cufort_cfloat) B, const tl_fint *ldb,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t transa_len,
         size_t transb_len);
-void cublas_zgemm_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
-        const int32_t *lda, F77ARRT(const cufort_cdouble) B, const int32_t *ldb,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t transa_len,
+void cublas_zgemm_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const tl_fint *lda, F77ARRT(const cufort_cdouble) B, const tl_fint *ldb,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t transa_len,
         size_t transb_len);
-void cublas_cgemm3m_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
-        const int32_t *lda, F77ARRT(const cufort_cfloat) B, const int32_t *ldb,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t transa_len,
+void cublas_cgemm3m_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A,
+        const tl_fint *lda, F77ARRT(const cufort_cfloat) B, const tl_fint *ldb,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t transa_len,
         size_t transb_len);
-void cublas_zgemm3m_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const int32_t *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
-        const int32_t *lda, F77ARRT(const cufort_cdouble) B, const int32_t *ldb,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t transa_len,
+void cublas_zgemm3m_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const tl_fint *k, const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A,
+        const tl_fint *lda, F77ARRT(const cufort_cdouble) B, const tl_fint *ldb,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t transa_len,
         size_t transb_len);
-void cublas_ssymm_(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
-        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t side_len,
+void cublas_ssymm_(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) B,
+        const tl_fint *ldb, const float *beta, F77ARRT(float) C, const tl_fint *ldc, size_t side_len,
         size_t uplo_len);
-void cublas_dsymm_(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
-        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+void cublas_dsymm_(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) B,
+        const tl_fint *ldb, const double *beta, F77ARRT(double) C, const tl_fint *ldc,
         size_t side_len, size_t uplo_len);
-void cublas_csymm_(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len, size_t uplo_len);
-void cublas_zsymm_(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len, size_t uplo_len);
-void cublas_chemm_(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len, size_t uplo_len);
-void cublas_zhemm_(const char *side, const char *uplo, const int32_t *m, const int32_t *n,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len, size_t uplo_len);
-void cublas_ssyrk_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, const float *beta,
-        F77ARRT(float) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_dsyrk_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, const double *beta,
-        F77ARRT(double) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_csyrk_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len,
+void cublas_csymm_(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t side_len, size_t uplo_len);
+void cublas_zsymm_(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t side_len, size_t uplo_len);
+void cublas_chemm_(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t side_len, size_t uplo_len);
+void cublas_zhemm_(const char *side, const char *uplo, const tl_fint *m, const tl_fint *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t side_len, size_t uplo_len);
+void cublas_ssyrk_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, const float *beta,
+        F77ARRT(float) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_dsyrk_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, const double *beta,
+        F77ARRT(double) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_csyrk_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len);
-void cublas_zsyrk_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len,
+void cublas_zsyrk_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len);
-void cublas_cherk_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda, const float *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_zherk_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda, const double *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_ssyr2k_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
-        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t uplo_len,
+void cublas_cherk_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda, const float *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_zherk_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda, const double *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_ssyr2k_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) B,
+        const tl_fint *ldb, const float *beta, F77ARRT(float) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len);
-void cublas_dsyr2k_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
-        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+void cublas_dsyr2k_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) B,
+        const tl_fint *ldb, const double *beta, F77ARRT(double) C, const tl_fint *ldc,
         size_t uplo_len, size_t trans_len);
-void cublas_csyr2k_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_zsyr2k_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_cher2k_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const float *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_zher2k_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const double *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_ssyrkx_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, F77ARRT(const float) B,
-        const int32_t *ldb, const float *beta, F77ARRT(float) C, const int32_t *ldc, size_t uplo_len,
+void cublas_csyr2k_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_zsyr2k_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_cher2k_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const float *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_zher2k_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const double *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_ssyrkx_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, F77ARRT(const float) B,
+        const tl_fint *ldb, const float *beta, F77ARRT(float) C, const tl_fint *ldc, size_t uplo_len,
         size_t trans_len);
-void cublas_dsyrkx_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, F77ARRT(const double) B,
-        const int32_t *ldb, const double *beta, F77ARRT(double) C, const int32_t *ldc,
+void cublas_dsyrkx_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, F77ARRT(const double) B,
+        const tl_fint *ldb, const double *beta, F77ARRT(double) C, const tl_fint *ldc,
         size_t uplo_len, size_t trans_len);
-void cublas_csyrkx_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const cufort_cfloat *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_zsyrkx_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const cufort_cdouble *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_cherkx_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const float *beta,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
-void cublas_zherkx_(const char *uplo, const char *trans, const int32_t *n, const int32_t *k,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const double *beta,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t uplo_len, size_t trans_len);
+void cublas_csyrkx_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const cufort_cfloat *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_zsyrkx_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const cufort_cdouble *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_cherkx_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const float *beta,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
+void cublas_zherkx_(const char *uplo, const char *trans, const tl_fint *n, const tl_fint *k,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const double *beta,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t uplo_len, size_t trans_len);
 void cublas_strmm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(float) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(float) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len);
 void cublas_dtrmm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(double) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(double) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len);
 void cublas_ctrmm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
+        const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
 void cublas_ztrmm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
+        const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
 void cublas_strsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(float) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(float) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len);
 void cublas_dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(double) B, const int32_t *ldb, size_t side_len, size_t uplo_len,
+        const tl_fint *m, const tl_fint *n, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(double) B, const tl_fint *ldb, size_t side_len, size_t uplo_len,
         size_t transa_len, size_t diag_len);
 void cublas_ctrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(cufort_cfloat) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
+        const tl_fint *m, const tl_fint *n, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(cufort_cfloat) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
 void cublas_ztrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
-        const int32_t *m, const int32_t *n, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(cufort_cdouble) B,
-        const int32_t *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
-void cublas_sgemm_strided_batched_(const char *transa, const char *transb, const int32_t *m,
-        const int32_t *n, const int32_t *k, const float *alpha, F77ARRT(const float) A,
-        const int32_t *lda, const int32_t *strideA, F77ARRT(const float) B, const int32_t *ldb,
-        const int32_t *strideB, const float *beta, F77ARRT(float) C, const int32_t *ldc,
-        const int32_t *strideC, const int32_t *batch, size_t transa_len, size_t transb_len);
-void cublas_dgemm_strided_batched_(const char *transa, const char *transb, const int32_t *m,
-        const int32_t *n, const int32_t *k, const double *alpha, F77ARRT(const double) A,
-        const int32_t *lda, const int32_t *strideA, F77ARRT(const double) B, const int32_t *ldb,
-        const int32_t *strideB, const double *beta, F77ARRT(double) C, const int32_t *ldc,
-        const int32_t *strideC, const int32_t *batch, size_t transa_len, size_t transb_len);
-void cublas_cgemm_strided_batched_(const char *transa, const char *transb, const int32_t *m,
-        const int32_t *n, const int32_t *k, const cufort_cfloat *alpha,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, const int32_t *strideA,
-        F77ARRT(const cufort_cfloat) B, const int32_t *ldb, const int32_t *strideB,
-        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const int32_t *ldc,
-        const int32_t *strideC, const int32_t *batch, size_t transa_len, size_t transb_len);
-void cublas_zgemm_strided_batched_(const char *transa, const char *transb, const int32_t *m,
-        const int32_t *n, const int32_t *k, const cufort_cdouble *alpha,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, const int32_t *strideA,
-        F77ARRT(const cufort_cdouble) B, const int32_t *ldb, const int32_t *strideB,
-        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const int32_t *ldc,
-        const int32_t *strideC, const int32_t *batch, size_t transa_len, size_t transb_len);
-void cublas_sgeam_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const float *alpha, F77ARRT(const float) A, const int32_t *lda, const float *beta,
-        F77ARRT(const float) B, const int32_t *ldb, F77ARRT(float) C, const int32_t *ldc,
+        const tl_fint *m, const tl_fint *n, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(cufort_cdouble) B,
+        const tl_fint *ldb, size_t side_len, size_t uplo_len, size_t transa_len, size_t diag_len);
+void cublas_sgemm_strided_batched_(const char *transa, const char *transb, const tl_fint *m,
+        const tl_fint *n, const tl_fint *k, const float *alpha, F77ARRT(const float) A,
+        const tl_fint *lda, const tl_fint *strideA, F77ARRT(const float) B, const tl_fint *ldb,
+        const tl_fint *strideB, const float *beta, F77ARRT(float) C, const tl_fint *ldc,
+        const tl_fint *strideC, const tl_fint *batch, size_t transa_len, size_t transb_len);
+void cublas_dgemm_strided_batched_(const char *transa, const char *transb, const tl_fint *m,
+        const tl_fint *n, const tl_fint *k, const double *alpha, F77ARRT(const double) A,
+        const tl_fint *lda, const tl_fint *strideA, F77ARRT(const double) B, const tl_fint *ldb,
+        const tl_fint *strideB, const double *beta, F77ARRT(double) C, const tl_fint *ldc,
+        const tl_fint *strideC, const tl_fint *batch, size_t transa_len, size_t transb_len);
+void cublas_cgemm_strided_batched_(const char *transa, const char *transb, const tl_fint *m,
+        const tl_fint *n, const tl_fint *k, const cufort_cfloat *alpha,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, const tl_fint *strideA,
+        F77ARRT(const cufort_cfloat) B, const tl_fint *ldb, const tl_fint *strideB,
+        const cufort_cfloat *beta, F77ARRT(cufort_cfloat) C, const tl_fint *ldc,
+        const tl_fint *strideC, const tl_fint *batch, size_t transa_len, size_t transb_len);
+void cublas_zgemm_strided_batched_(const char *transa, const char *transb, const tl_fint *m,
+        const tl_fint *n, const tl_fint *k, const cufort_cdouble *alpha,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, const tl_fint *strideA,
+        F77ARRT(const cufort_cdouble) B, const tl_fint *ldb, const tl_fint *strideB,
+        const cufort_cdouble *beta, F77ARRT(cufort_cdouble) C, const tl_fint *ldc,
+        const tl_fint *strideC, const tl_fint *batch, size_t transa_len, size_t transb_len);
+void cublas_sgeam_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const float *alpha, F77ARRT(const float) A, const tl_fint *lda, const float *beta,
+        F77ARRT(const float) B, const tl_fint *ldb, F77ARRT(float) C, const tl_fint *ldc,
         size_t transa_len, size_t transb_len);
-void cublas_dgeam_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const double *alpha, F77ARRT(const double) A, const int32_t *lda, const double *beta,
-        F77ARRT(const double) B, const int32_t *ldb, F77ARRT(double) C, const int32_t *ldc,
+void cublas_dgeam_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const double *alpha, F77ARRT(const double) A, const tl_fint *lda, const double *beta,
+        F77ARRT(const double) B, const tl_fint *ldb, F77ARRT(double) C, const tl_fint *ldc,
         size_t transa_len, size_t transb_len);
-void cublas_cgeam_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const int32_t *lda,
-        const cufort_cfloat *beta, F77ARRT(const cufort_cfloat) B, const int32_t *ldb,
-        F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t transa_len, size_t transb_len);
-void cublas_zgeam_(const char *transa, const char *transb, const int32_t *m, const int32_t *n,
-        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const int32_t *lda,
-        const cufort_cdouble *beta, F77ARRT(const cufort_cdouble) B, const int32_t *ldb,
-        F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t transa_len, size_t transb_len);
-void cublas_sdgmm_(const char *side, const int32_t *m, const int32_t *n, F77ARRT(const float) A,
-        const int32_t *lda, F77ARRT(const float) x, const int32_t *incx, F77ARRT(float) C,
-        const int32_t *ldc, size_t side_len);
-void cublas_ddgmm_(const char *side, const int32_t *m, const int32_t *n, F77ARRT(const double) A,
-        const int32_t *lda, F77ARRT(const double) x, const int32_t *incx, F77ARRT(double) C,
-        const int32_t *ldc, size_t side_len);
-void cublas_cdgmm_(const char *side, const int32_t *m, const int32_t *n,
-        F77ARRT(const cufort_cfloat) A, const int32_t *lda, F77ARRT(const cufort_cfloat) x,
-        const int32_t *incx, F77ARRT(cufort_cfloat) C, const int32_t *ldc, size_t side_len);
-void cublas_zdgmm_(const char *side, const int32_t *m, const int32_t *n,
-        F77ARRT(const cufort_cdouble) A, const int32_t *lda, F77ARRT(const cufort_cdouble) x,
-        const int32_t *incx, F77ARRT(cufort_cdouble) C, const int32_t *ldc, size_t side_len);
+void cublas_cgeam_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const cufort_cfloat *alpha, F77ARRT(const cufort_cfloat) A, const tl_fint *lda,
+        const cufort_cfloat *beta, F77ARRT(const cufort_cfloat) B, const tl_fint *ldb,
+        F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t transa_len, size_t transb_len);
+void cublas_zgeam_(const char *transa, const char *transb, const tl_fint *m, const tl_fint *n,
+        const cufort_cdouble *alpha, F77ARRT(const cufort_cdouble) A, const tl_fint *lda,
+        const cufort_cdouble *beta, F77ARRT(const cufort_cdouble) B, const tl_fint *ldb,
+        F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t transa_len, size_t transb_len);
+void cublas_sdgmm_(const char *side, const tl_fint *m, const tl_fint *n, F77ARRT(const float) A,
+        const tl_fint *lda, F77ARRT(const float) x, const tl_fint *incx, F77ARRT(float) C,
+        const tl_fint *ldc, size_t side_len);
+void cublas_ddgmm_(const char *side, const tl_fint *m, const tl_fint *n, F77ARRT(const double) A,
+        const tl_fint *lda, F77ARRT(const double) x, const tl_fint *incx, F77ARRT(double) C,
+        const tl_fint *ldc, size_t side_len);
+void cublas_cdgmm_(const char *side, const tl_fint *m, const tl_fint *n,
+        F77ARRT(const cufort_cfloat) A, const tl_fint *lda, F77ARRT(const cufort_cfloat) x,
+        const tl_fint *incx, F77ARRT(cufort_cfloat) C, const tl_fint *ldc, size_t side_len);
+void cublas_zdgmm_(const char *side, const tl_fint *m, const tl_fint *n,
+        F77ARRT(const cufort_cdouble) A, const tl_fint *lda, F77ARRT(const cufort_cdouble) x,
+        const tl_fint *incx, F77ARRT(cufort_cdouble) C, const tl_fint *ldc, size_t side_len);
 #endif
 
 /* ---- isamax ------------------------------------------------------------------------------------ */
@@ -1210,11 +1210,11 @@ static void run_isamax(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)dropin_isamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)dropin_isamax(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_isamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_isamax_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1259,11 +1259,11 @@ static void run_idamax(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)dropin_idamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)dropin_idamax(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_idamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_idamax_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1308,11 +1308,11 @@ static void run_icamax(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)dropin_icamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)dropin_icamax(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_icamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_icamax_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1357,11 +1357,11 @@ static void run_izamax(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)dropin_izamax(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)dropin_izamax(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_izamax_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_izamax_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1407,7 +1407,7 @@ static void run_isamin(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_isamin_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_isamin_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1455,7 +1455,7 @@ static void run_idamin(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_idamin_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_idamin_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1503,7 +1503,7 @@ static void run_icamin(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_icamin_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_icamin_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1551,7 +1551,7 @@ static void run_izamin(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        tl_iresult(X, (int64_t)cublas_izamin_(TL_I32(n), F77ARR(a_x), TL_I32(incx)) - 1);
+        tl_iresult(X, (int64_t)cublas_izamin_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)) - 1);
         tl_f77_end(X);
 #else
         int64_t res = -999;
@@ -1598,11 +1598,11 @@ static void run_sasum(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_sasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_sasum(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_sasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_sasum_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         float res = NAN;
@@ -1647,11 +1647,11 @@ static void run_dasum(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_dasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_dasum(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_dasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_dasum_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         double res = NAN;
@@ -1696,11 +1696,11 @@ static void run_scasum(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_scasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_scasum(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_scasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_scasum_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         float res = NAN;
@@ -1745,11 +1745,11 @@ static void run_dzasum(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_dzasum(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_dzasum(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_dzasum_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_dzasum_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         double res = NAN;
@@ -1797,11 +1797,11 @@ static void run_saxpy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_saxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_saxpy(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_saxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_saxpy_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_saxpy)(n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -1848,11 +1848,11 @@ static void run_daxpy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_daxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_daxpy(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_daxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_daxpy_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_daxpy)(n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -1899,11 +1899,11 @@ static void run_caxpy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_caxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_caxpy(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_caxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_caxpy_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_caxpy)(n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -1950,11 +1950,11 @@ static void run_zaxpy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zaxpy(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_zaxpy(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zaxpy_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_zaxpy_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zaxpy)(n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -2000,11 +2000,11 @@ static void run_scopy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_scopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_scopy(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_scopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_scopy_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_scopy)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -2048,11 +2048,11 @@ static void run_dcopy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dcopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_dcopy(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dcopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_dcopy_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dcopy)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -2096,11 +2096,11 @@ static void run_ccopy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ccopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_ccopy(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ccopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_ccopy_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ccopy)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -2144,11 +2144,11 @@ static void run_zcopy(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zcopy(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_zcopy(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zcopy_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_zcopy_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zcopy)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -2192,11 +2192,13 @@ static void run_sdot(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_sdot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, dropin_sdot(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_sdot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, cublas_sdot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #else
         float res = NAN;
@@ -2243,11 +2245,13 @@ static void run_ddot(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_ddot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, dropin_ddot(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_ddot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, cublas_ddot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #else
         double res = NAN;
@@ -2294,12 +2298,13 @@ static void run_cdotu(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_cdotu(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, dropin_cdotu(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_cdotu_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy)));
+        tl_result(X, cublas_cdotu_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #else
         cufort_cfloat res = NAN;
@@ -2346,12 +2351,13 @@ static void run_zdotu(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_zdotu(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, dropin_zdotu(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_zdotu_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy)));
+        tl_result(X, cublas_zdotu_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #else
         cufort_cdouble res = NAN;
@@ -2398,12 +2404,13 @@ static void run_cdotc(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_cdotc(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, dropin_cdotc(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_cdotc_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy)));
+        tl_result(X, cublas_cdotc_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #else
         cufort_cfloat res = NAN;
@@ -2450,12 +2457,13 @@ static void run_zdotc(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_zdotc(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy)));
+        tl_result(X, dropin_zdotc(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_zdotc_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy)));
+        tl_result(X, cublas_zdotc_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy)));
         tl_f77_end(X);
 #else
         cufort_cdouble res = NAN;
@@ -2500,11 +2508,11 @@ static void run_snrm2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_snrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_snrm2(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_snrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_snrm2_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         float res = NAN;
@@ -2549,11 +2557,11 @@ static void run_dnrm2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_dnrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_dnrm2(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_dnrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_dnrm2_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         double res = NAN;
@@ -2598,11 +2606,11 @@ static void run_scnrm2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_scnrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_scnrm2(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_scnrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_scnrm2_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         float res = NAN;
@@ -2647,11 +2655,11 @@ static void run_dznrm2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        tl_result(X, dropin_dznrm2(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, dropin_dznrm2(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        tl_result(X, cublas_dznrm2_(TL_I32(n), F77ARR(a_x), TL_I32(incx)));
+        tl_result(X, cublas_dznrm2_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx)));
         tl_f77_end(X);
 #else
         double res = NAN;
@@ -2700,11 +2708,11 @@ static void run_srot(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_srot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        dropin_srot(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_srot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        cublas_srot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_srot)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy, c, s));
@@ -2752,11 +2760,11 @@ static void run_drot(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_drot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        dropin_drot(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_drot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        cublas_drot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_drot)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy, c, s));
@@ -2804,11 +2812,11 @@ static void run_csrot(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_csrot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        dropin_csrot(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_csrot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        cublas_csrot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csrot)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy, c, s));
@@ -2857,11 +2865,11 @@ static void run_zdrot(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zdrot(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        dropin_zdrot(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zdrot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        cublas_zdrot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zdrot)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy, c, s));
@@ -2911,7 +2919,7 @@ static void run_crot(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_crot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        cublas_crot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_crot)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy, c, s));
@@ -2961,7 +2969,7 @@ static void run_zrot(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zrot_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy), &c, &s);
+        cublas_zrot_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy), &c, &s);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zrot)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy, c, s));
@@ -3166,12 +3174,12 @@ static void run_srotm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_srotm(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+        dropin_srotm(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy),
                 tl_ptr(a_param));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_srotm_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+        cublas_srotm_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy),
                 tl_ptr(a_param));
         tl_f77_end(X);
 #else
@@ -3231,12 +3239,12 @@ static void run_drotm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_drotm(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+        dropin_drotm(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy),
                 tl_ptr(a_param));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_drotm_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
+        cublas_drotm_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy),
                 tl_ptr(a_param));
         tl_f77_end(X);
 #else
@@ -3381,11 +3389,11 @@ static void run_sscal(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        dropin_sscal(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        cublas_sscal_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sscal)(n, alpha, tl_ptr(a_x), incx));
@@ -3431,11 +3439,11 @@ static void run_dscal(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        dropin_dscal(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        cublas_dscal_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dscal)(n, alpha, tl_ptr(a_x), incx));
@@ -3481,11 +3489,11 @@ static void run_cscal(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        dropin_cscal(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        cublas_cscal_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cscal)(n, alpha, tl_ptr(a_x), incx));
@@ -3531,11 +3539,11 @@ static void run_zscal(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        dropin_zscal(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        cublas_zscal_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zscal)(n, alpha, tl_ptr(a_x), incx));
@@ -3581,11 +3589,11 @@ static void run_csscal(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_csscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        dropin_csscal(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_csscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        cublas_csscal_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csscal)(n, alpha, tl_ptr(a_x), incx));
@@ -3631,11 +3639,11 @@ static void run_zdscal(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zdscal(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        dropin_zdscal(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zdscal_(TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx));
+        cublas_zdscal_(TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zdscal)(n, alpha, tl_ptr(a_x), incx));
@@ -3682,11 +3690,11 @@ static void run_sswap(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_sswap(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_sswap_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sswap)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -3730,11 +3738,11 @@ static void run_dswap(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_dswap(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_dswap_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dswap)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -3778,11 +3786,11 @@ static void run_cswap(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_cswap(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_cswap_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cswap)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -3826,11 +3834,11 @@ static void run_zswap(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zswap(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        dropin_zswap(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zswap_(TL_I32(n), F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy));
+        cublas_zswap_(TL_FINT(n), F77ARR(a_x), TL_FINT(incx), F77ARR(a_y), TL_FINT(incy));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zswap)(n, tl_ptr(a_x), incx, tl_ptr(a_y), incy));
@@ -3913,14 +3921,14 @@ static void run_sgbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        dropin_sgbmv(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        cublas_sgbmv_(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -4038,14 +4046,14 @@ static void run_dgbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        dropin_dgbmv(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        cublas_dgbmv_(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -4163,14 +4171,14 @@ static void run_cgbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        dropin_cgbmv(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        cublas_cgbmv_(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -4288,14 +4296,14 @@ static void run_zgbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zgbmv(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        dropin_zgbmv(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zgbmv_(&trans, TL_I32(m), TL_I32(n), TL_I32(kl), TL_I32(ku), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_x), TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy),
+        cublas_zgbmv_(&trans, TL_FINT(m), TL_FINT(n), TL_FINT(kl), TL_FINT(ku), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_x), TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy),
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -4403,13 +4411,13 @@ static void run_sgemv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_sgemv(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_sgemv_(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sgemv)(trans, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -4511,13 +4519,13 @@ static void run_dgemv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_dgemv(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_dgemv_(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dgemv)(trans, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -4619,13 +4627,13 @@ static void run_cgemv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_cgemv(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_cgemv_(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cgemv)(trans, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -4727,13 +4735,13 @@ static void run_zgemv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zgemv(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_zgemv(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zgemv_(&trans, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_zgemv_(&trans, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zgemv)(trans, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -4830,13 +4838,13 @@ static void run_sger(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sger(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        dropin_sger(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sger_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        cublas_sger_(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sger)(m, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -4913,13 +4921,13 @@ static void run_dger(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dger(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        dropin_dger(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dger_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        cublas_dger_(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dger)(m, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -4996,13 +5004,13 @@ static void run_cgeru(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cgeru(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        dropin_cgeru(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cgeru_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        cublas_cgeru_(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cgeru)(m, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -5079,13 +5087,13 @@ static void run_cgerc(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cgerc(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        dropin_cgerc(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cgerc_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        cublas_cgerc_(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cgerc)(m, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -5162,13 +5170,13 @@ static void run_zgeru(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zgeru(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        dropin_zgeru(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zgeru_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        cublas_zgeru_(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zgeru)(m, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -5245,13 +5253,13 @@ static void run_zgerc(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zgerc(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        dropin_zgerc(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zgerc_(TL_I32(m), TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y),
-                TL_I32(incy), F77ARR(a_A), TL_I32(lda));
+        cublas_zgerc_(TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda));
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zgerc)(m, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -5331,13 +5339,13 @@ static void run_ssbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_ssbmv(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_ssbmv_(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssbmv)(uplo, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -5431,13 +5439,13 @@ static void run_dsbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_dsbmv(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_dsbmv_(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsbmv)(uplo, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -5521,13 +5529,13 @@ static void run_sspmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sspmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_sspmv(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sspmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_sspmv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sspmv)(uplo, n, alpha, tl_ptr(a_AP), tl_ptr(a_x), incx, beta,
@@ -5608,13 +5616,13 @@ static void run_dspmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dspmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_dspmv(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dspmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_dspmv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dspmv)(uplo, n, alpha, tl_ptr(a_AP), tl_ptr(a_x), incx, beta,
@@ -5688,11 +5696,12 @@ static void run_sspr(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sspr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        dropin_sspr(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sspr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        cublas_sspr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP),
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sspr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_AP)));
@@ -5757,11 +5766,12 @@ static void run_dspr(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dspr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        dropin_dspr(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dspr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        cublas_dspr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP),
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dspr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_AP)));
@@ -5832,13 +5842,13 @@ static void run_sspr2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sspr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        dropin_sspr2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sspr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        cublas_sspr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sspr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -5915,13 +5925,13 @@ static void run_dspr2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dspr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        dropin_dspr2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dspr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        cublas_dspr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dspr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -6004,13 +6014,13 @@ static void run_ssymv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssymv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_ssymv(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssymv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_ssymv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssymv)(uplo, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx, beta,
@@ -6097,13 +6107,13 @@ static void run_dsymv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsymv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_dsymv(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsymv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_dsymv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsymv)(uplo, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx, beta,
@@ -6191,8 +6201,8 @@ static void run_csymv(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_csymv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_csymv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csymv)(uplo, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx, beta,
@@ -6281,8 +6291,8 @@ static void run_zsymv(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zsymv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_zsymv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsymv)(uplo, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx, beta,
@@ -6363,13 +6373,13 @@ static void run_ssyr(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssyr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+        dropin_ssyr(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A), TL_FINT(lda),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssyr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
-                (size_t)1);
+        cublas_ssyr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A),
+                TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssyr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_A), lda));
@@ -6440,13 +6450,13 @@ static void run_dsyr(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsyr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+        dropin_dsyr(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A), TL_FINT(lda),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsyr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
-                (size_t)1);
+        cublas_dsyr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A),
+                TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsyr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_A), lda));
@@ -6518,8 +6528,8 @@ static void run_csyr(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_csyr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
-                (size_t)1);
+        cublas_csyr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A),
+                TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csyr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_A), lda));
@@ -6591,8 +6601,8 @@ static void run_zsyr(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zsyr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
-                (size_t)1);
+        cublas_zsyr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A),
+                TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsyr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_A), lda));
@@ -6669,13 +6679,13 @@ static void run_ssyr2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssyr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        dropin_ssyr2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssyr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        cublas_ssyr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssyr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -6758,13 +6768,13 @@ static void run_dsyr2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsyr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        dropin_dsyr2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsyr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        cublas_dsyr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsyr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -6848,8 +6858,8 @@ static void run_csyr2(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_csyr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        cublas_csyr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csyr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -6934,8 +6944,8 @@ static void run_zsyr2(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zsyr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        cublas_zsyr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsyr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -7021,13 +7031,13 @@ static void run_stbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_stbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_stbmv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_stbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_stbmv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_stbmv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -7186,13 +7196,13 @@ static void run_dtbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_dtbmv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_dtbmv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dtbmv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -7351,13 +7361,13 @@ static void run_ctbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ctbmv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ctbmv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ctbmv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -7516,13 +7526,13 @@ static void run_ztbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztbmv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ztbmv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztbmv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ztbmv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ztbmv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -7682,13 +7692,13 @@ static void run_stbsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_stbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_stbsv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_stbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_stbsv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_stbsv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -7848,13 +7858,13 @@ static void run_dtbsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_dtbsv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_dtbsv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dtbsv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -8014,13 +8024,13 @@ static void run_ctbsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ctbsv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ctbsv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ctbsv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -8180,13 +8190,13 @@ static void run_ztbsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztbsv(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ztbsv(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztbsv_(&uplo, &trans, &diag, TL_I32(n), TL_I32(k), F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_x), TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ztbsv_(&uplo, &trans, &diag, TL_FINT(n), TL_FINT(k), F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_x), TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ztbsv)(uplo, trans, diag, n, k, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -8335,12 +8345,12 @@ static void run_stpmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_stpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_stpmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_stpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_stpmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -8485,12 +8495,12 @@ static void run_dtpmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_dtpmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_dtpmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -8635,12 +8645,12 @@ static void run_ctpmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_ctpmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_ctpmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -8785,12 +8795,12 @@ static void run_ztpmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztpmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_ztpmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztpmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_ztpmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -8936,12 +8946,12 @@ static void run_stpsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_stpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_stpsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_stpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_stpsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -9087,12 +9097,12 @@ static void run_dtpsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_dtpsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_dtpsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -9238,12 +9248,12 @@ static void run_ctpsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_ctpsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_ctpsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -9389,12 +9399,12 @@ static void run_ztpsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztpsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        dropin_ztpsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztpsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_AP), F77ARR(a_x), TL_I32(incx),
+        cublas_ztpsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx),
                 (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
@@ -9544,13 +9554,13 @@ static void run_strmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_strmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_strmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_strmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_strmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_strmv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -9701,13 +9711,13 @@ static void run_dtrmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtrmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_dtrmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtrmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_dtrmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dtrmv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -9858,13 +9868,13 @@ static void run_ctrmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctrmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ctrmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctrmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ctrmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ctrmv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -10015,13 +10025,13 @@ static void run_ztrmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztrmv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ztrmv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztrmv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ztrmv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ztrmv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -10173,13 +10183,13 @@ static void run_strsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_strsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_strsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_strsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_strsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_strsv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -10331,13 +10341,13 @@ static void run_dtrsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtrsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_dtrsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtrsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_dtrsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dtrsv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -10489,13 +10499,13 @@ static void run_ctrsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctrsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ctrsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctrsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ctrsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ctrsv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -10647,13 +10657,13 @@ static void run_ztrsv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztrsv(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        dropin_ztrsv(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztrsv_(&uplo, &trans, &diag, TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), (size_t)1, (size_t)1, (size_t)1);
+        cublas_ztrsv_(&uplo, &trans, &diag, TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), (size_t)1, (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ztrsv)(uplo, trans, diag, n, tl_ptr(a_A), lda, tl_ptr(a_x),
@@ -10808,13 +10818,13 @@ static void run_chemv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_chemv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_chemv(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_chemv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_chemv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_chemv)(uplo, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx, beta,
@@ -10901,13 +10911,13 @@ static void run_zhemv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zhemv(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_zhemv(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zhemv_(&uplo, TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x), TL_I32(incx),
-                &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_zhemv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zhemv)(uplo, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx, beta,
@@ -10999,13 +11009,13 @@ static void run_chbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_chbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_chbmv(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_chbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_chbmv_(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_chbmv)(uplo, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -11099,13 +11109,13 @@ static void run_zhbmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zhbmv(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_zhbmv(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zhbmv_(&uplo, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), &beta, F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_zhbmv_(&uplo, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), &beta, F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zhbmv)(uplo, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -11189,13 +11199,13 @@ static void run_chpmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_chpmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_chpmv(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_chpmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_chpmv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_chpmv)(uplo, n, alpha, tl_ptr(a_AP), tl_ptr(a_x), incx, beta,
@@ -11276,13 +11286,13 @@ static void run_zhpmv(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zhpmv(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        dropin_zhpmv(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zhpmv_(&uplo, TL_I32(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_I32(incx), &beta,
-                F77ARR(a_y), TL_I32(incy), (size_t)1);
+        cublas_zhpmv_(&uplo, TL_FINT(n), &alpha, F77ARR(a_AP), F77ARR(a_x), TL_FINT(incx), &beta,
+                F77ARR(a_y), TL_FINT(incy), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zhpmv)(uplo, n, alpha, tl_ptr(a_AP), tl_ptr(a_x), incx, beta,
@@ -11361,13 +11371,13 @@ static void run_cher(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cher(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+        dropin_cher(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A), TL_FINT(lda),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cher_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
-                (size_t)1);
+        cublas_cher_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A),
+                TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cher)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_A), lda));
@@ -11438,13 +11448,13 @@ static void run_zher(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zher(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
+        dropin_zher(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A), TL_FINT(lda),
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zher_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_A), TL_I32(lda),
-                (size_t)1);
+        cublas_zher_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_A),
+                TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zher)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_A), lda));
@@ -11521,13 +11531,13 @@ static void run_cher2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cher2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        dropin_cher2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cher2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        cublas_cher2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cher2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -11610,13 +11620,13 @@ static void run_zher2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zher2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        dropin_zher2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zher2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_A), TL_I32(lda), (size_t)1);
+        cublas_zher2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_A), TL_FINT(lda), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zher2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -11688,11 +11698,12 @@ static void run_chpr(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_chpr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        dropin_chpr(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_chpr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        cublas_chpr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP),
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_chpr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_AP)));
@@ -11757,11 +11768,12 @@ static void run_zhpr(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zhpr(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        dropin_zhpr(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zhpr_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_AP), (size_t)1);
+        cublas_zhpr_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_AP),
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zhpr)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_AP)));
@@ -11832,13 +11844,13 @@ static void run_chpr2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_chpr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        dropin_chpr2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_chpr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        cublas_chpr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_chpr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -11915,13 +11927,13 @@ static void run_zhpr2(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zhpr2(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        dropin_zhpr2(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zhpr2_(&uplo, TL_I32(n), &alpha, F77ARR(a_x), TL_I32(incx), F77ARR(a_y), TL_I32(incy),
-                F77ARR(a_AP), (size_t)1);
+        cublas_zhpr2_(&uplo, TL_FINT(n), &alpha, F77ARR(a_x), TL_FINT(incx), F77ARR(a_y),
+                TL_FINT(incy), F77ARR(a_AP), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zhpr2)(uplo, n, alpha, tl_ptr(a_x), incx, tl_ptr(a_y), incy,
@@ -12018,14 +12030,14 @@ static void run_sgemm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_sgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        dropin_sgemm(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_sgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        cublas_sgemm_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -12154,14 +12166,14 @@ static void run_dgemm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        dropin_dgemm(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        cublas_dgemm_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -12290,14 +12302,14 @@ static void run_cgemm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        dropin_cgemm(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        cublas_cgemm_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -12426,14 +12438,14 @@ static void run_zgemm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zgemm(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        dropin_zgemm(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zgemm_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        cublas_zgemm_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -12563,8 +12575,8 @@ static void run_cgemm3m(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_cgemm3m_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        cublas_cgemm3m_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -12698,8 +12710,8 @@ static void run_zgemm3m(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zgemm3m_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1,
+        cublas_zgemm3m_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1,
                 (size_t)1);
         tl_f77_end(X);
 #else
@@ -12826,13 +12838,13 @@ static void run_ssymm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_ssymm(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_ssymm_(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssymm)(side, uplo, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -12936,13 +12948,13 @@ static void run_dsymm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_dsymm(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_dsymm_(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsymm)(side, uplo, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -13046,13 +13058,13 @@ static void run_csymm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_csymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_csymm(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_csymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_csymm_(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csymm)(side, uplo, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -13156,13 +13168,13 @@ static void run_zsymm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zsymm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_zsymm(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zsymm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zsymm_(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsymm)(side, uplo, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -13266,13 +13278,13 @@ static void run_chemm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_chemm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_chemm(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_chemm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_chemm_(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_chemm)(side, uplo, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -13376,13 +13388,13 @@ static void run_zhemm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zhemm(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_zhemm(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zhemm_(&side, &uplo, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zhemm_(&side, &uplo, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zhemm)(side, uplo, m, n, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -13480,13 +13492,13 @@ static void run_ssyrk(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_ssyrk(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), &beta,
+                F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_ssyrk_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssyrk)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, beta,
@@ -13588,13 +13600,13 @@ static void run_dsyrk(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_dsyrk(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), &beta,
+                F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_dsyrk_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsyrk)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, beta,
@@ -13696,13 +13708,13 @@ static void run_csyrk(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_csyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_csyrk(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), &beta,
+                F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_csyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_csyrk_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csyrk)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, beta,
@@ -13800,13 +13812,13 @@ static void run_zsyrk(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zsyrk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_zsyrk(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), &beta,
+                F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zsyrk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zsyrk_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsyrk)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, beta,
@@ -13904,13 +13916,13 @@ static void run_cherk(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cherk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_cherk(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), &beta,
+                F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cherk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_cherk_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cherk)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, beta,
@@ -14008,13 +14020,13 @@ static void run_zherk(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zherk(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_zherk(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda), &beta,
+                F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zherk_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda), &beta,
-                F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zherk_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zherk)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, beta,
@@ -14119,13 +14131,13 @@ static void run_ssyr2k(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ssyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_ssyr2k(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ssyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_ssyr2k_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssyr2k)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14236,13 +14248,13 @@ static void run_dsyr2k(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dsyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_dsyr2k(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dsyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_dsyr2k_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsyr2k)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14353,13 +14365,13 @@ static void run_csyr2k(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_csyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_csyr2k(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_csyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_csyr2k_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csyr2k)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14466,13 +14478,13 @@ static void run_zsyr2k(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zsyr2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_zsyr2k(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zsyr2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zsyr2k_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsyr2k)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14579,13 +14591,13 @@ static void run_cher2k(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_cher2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_cher2k(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_cher2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_cher2k_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cher2k)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14692,13 +14704,13 @@ static void run_zher2k(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_zher2k(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        dropin_zher2k(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_zher2k_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zher2k_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zher2k)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14806,8 +14818,8 @@ static void run_ssyrkx(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_ssyrkx_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_ssyrkx_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ssyrkx)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -14919,8 +14931,8 @@ static void run_dsyrkx(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_dsyrkx_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_dsyrkx_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dsyrkx)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -15032,8 +15044,8 @@ static void run_csyrkx(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_csyrkx_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_csyrkx_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_csyrkx)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -15141,8 +15153,8 @@ static void run_zsyrkx(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zsyrkx_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zsyrkx_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zsyrkx)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -15252,8 +15264,8 @@ static void run_cherkx(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_cherkx_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_cherkx_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cherkx)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -15363,8 +15375,8 @@ static void run_zherkx(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zherkx_(&uplo, &trans, TL_I32(n), TL_I32(k), &alpha, F77ARR(a_A), TL_I32(lda),
-                F77ARR(a_B), TL_I32(ldb), &beta, F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zherkx_(&uplo, &trans, TL_FINT(n), TL_FINT(k), &alpha, F77ARR(a_A), TL_FINT(lda),
+                F77ARR(a_B), TL_FINT(ldb), &beta, F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zherkx)(uplo, trans, n, k, alpha, tl_ptr(a_A), lda, tl_ptr(a_B),
@@ -15467,13 +15479,15 @@ static void run_strmm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_strmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_strmm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_strmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_strmm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_strmm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -15620,13 +15634,15 @@ static void run_dtrmm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtrmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_dtrmm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtrmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_dtrmm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dtrmm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -15773,13 +15789,15 @@ static void run_ctrmm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctrmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_ctrmm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctrmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_ctrmm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ctrmm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -15926,13 +15944,15 @@ static void run_ztrmm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztrmm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_ztrmm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztrmm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_ztrmm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ztrmm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -16080,13 +16100,15 @@ static void run_strsm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_strsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_strsm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_strsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_strsm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_strsm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -16234,13 +16256,15 @@ static void run_dtrsm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_dtrsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_dtrsm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_dtrsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_dtrsm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dtrsm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -16388,13 +16412,15 @@ static void run_ctrsm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ctrsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_ctrsm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ctrsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_ctrsm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ctrsm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -16542,13 +16568,15 @@ static void run_ztrsm(const tl_case *tc)
     if (X->ready) {
 #if TL_DROPIN
         tl_f77_begin(X);
-        dropin_ztrsm(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        dropin_ztrsm(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #elif TL_F77
         tl_f77_begin(X);
-        cublas_ztrsm_(&side, &uplo, &transa, &diag, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A),
-                TL_I32(lda), F77ARR(a_B), TL_I32(ldb), (size_t)1, (size_t)1, (size_t)1, (size_t)1);
+        cublas_ztrsm_(&side, &uplo, &transa, &diag, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A),
+                TL_FINT(lda), F77ARR(a_B), TL_FINT(ldb), (size_t)1, (size_t)1, (size_t)1,
+                (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ztrsm)(side, uplo, transa, diag, m, n, alpha, tl_ptr(a_A), lda,
@@ -16726,10 +16754,10 @@ static void run_sgemm_strided_batched(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_sgemm_strided_batched_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha,
-                F77ARR(a_A), TL_I32(lda), TL_I32(strideA), F77ARR(a_B), TL_I32(ldb), TL_I32(strideB),
-                &beta, F77ARR(a_C), TL_I32(ldc), TL_I32(strideC), TL_I32(batch), (size_t)1,
-                (size_t)1);
+        cublas_sgemm_strided_batched_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha,
+                F77ARR(a_A), TL_FINT(lda), TL_FINT(strideA), F77ARR(a_B), TL_FINT(ldb),
+                TL_FINT(strideB), &beta, F77ARR(a_C), TL_FINT(ldc), TL_FINT(strideC), TL_FINT(batch),
+                (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sgemm_strided_batched)(transa, transb, m, n, k, alpha,
@@ -16906,10 +16934,10 @@ static void run_dgemm_strided_batched(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_dgemm_strided_batched_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha,
-                F77ARR(a_A), TL_I32(lda), TL_I32(strideA), F77ARR(a_B), TL_I32(ldb), TL_I32(strideB),
-                &beta, F77ARR(a_C), TL_I32(ldc), TL_I32(strideC), TL_I32(batch), (size_t)1,
-                (size_t)1);
+        cublas_dgemm_strided_batched_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha,
+                F77ARR(a_A), TL_FINT(lda), TL_FINT(strideA), F77ARR(a_B), TL_FINT(ldb),
+                TL_FINT(strideB), &beta, F77ARR(a_C), TL_FINT(ldc), TL_FINT(strideC), TL_FINT(batch),
+                (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dgemm_strided_batched)(transa, transb, m, n, k, alpha,
@@ -17086,10 +17114,10 @@ static void run_cgemm_strided_batched(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_cgemm_strided_batched_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha,
-                F77ARR(a_A), TL_I32(lda), TL_I32(strideA), F77ARR(a_B), TL_I32(ldb), TL_I32(strideB),
-                &beta, F77ARR(a_C), TL_I32(ldc), TL_I32(strideC), TL_I32(batch), (size_t)1,
-                (size_t)1);
+        cublas_cgemm_strided_batched_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha,
+                F77ARR(a_A), TL_FINT(lda), TL_FINT(strideA), F77ARR(a_B), TL_FINT(ldb),
+                TL_FINT(strideB), &beta, F77ARR(a_C), TL_FINT(ldc), TL_FINT(strideC), TL_FINT(batch),
+                (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cgemm_strided_batched)(transa, transb, m, n, k, alpha,
@@ -17266,10 +17294,10 @@ static void run_zgemm_strided_batched(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zgemm_strided_batched_(&transa, &transb, TL_I32(m), TL_I32(n), TL_I32(k), &alpha,
-                F77ARR(a_A), TL_I32(lda), TL_I32(strideA), F77ARR(a_B), TL_I32(ldb), TL_I32(strideB),
-                &beta, F77ARR(a_C), TL_I32(ldc), TL_I32(strideC), TL_I32(batch), (size_t)1,
-                (size_t)1);
+        cublas_zgemm_strided_batched_(&transa, &transb, TL_FINT(m), TL_FINT(n), TL_FINT(k), &alpha,
+                F77ARR(a_A), TL_FINT(lda), TL_FINT(strideA), F77ARR(a_B), TL_FINT(ldb),
+                TL_FINT(strideB), &beta, F77ARR(a_C), TL_FINT(ldc), TL_FINT(strideC), TL_FINT(batch),
+                (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zgemm_strided_batched)(transa, transb, m, n, k, alpha,
@@ -17420,8 +17448,8 @@ static void run_sgeam(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_sgeam_(&transa, &transb, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                &beta, F77ARR(a_B), TL_I32(ldb), F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_sgeam_(&transa, &transb, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_B), TL_FINT(ldb), F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sgeam)(transa, transb, m, n, alpha, tl_ptr(a_A), lda, beta,
@@ -17542,8 +17570,8 @@ static void run_dgeam(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_dgeam_(&transa, &transb, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                &beta, F77ARR(a_B), TL_I32(ldb), F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_dgeam_(&transa, &transb, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_B), TL_FINT(ldb), F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_dgeam)(transa, transb, m, n, alpha, tl_ptr(a_A), lda, beta,
@@ -17664,8 +17692,8 @@ static void run_cgeam(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_cgeam_(&transa, &transb, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                &beta, F77ARR(a_B), TL_I32(ldb), F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_cgeam_(&transa, &transb, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_B), TL_FINT(ldb), F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cgeam)(transa, transb, m, n, alpha, tl_ptr(a_A), lda, beta,
@@ -17786,8 +17814,8 @@ static void run_zgeam(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zgeam_(&transa, &transb, TL_I32(m), TL_I32(n), &alpha, F77ARR(a_A), TL_I32(lda),
-                &beta, F77ARR(a_B), TL_I32(ldb), F77ARR(a_C), TL_I32(ldc), (size_t)1, (size_t)1);
+        cublas_zgeam_(&transa, &transb, TL_FINT(m), TL_FINT(n), &alpha, F77ARR(a_A), TL_FINT(lda),
+                &beta, F77ARR(a_B), TL_FINT(ldb), F77ARR(a_C), TL_FINT(ldc), (size_t)1, (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zgeam)(transa, transb, m, n, alpha, tl_ptr(a_A), lda, beta,
@@ -17899,8 +17927,8 @@ static void run_sdgmm(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_sdgmm_(&side, TL_I32(m), TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), F77ARR(a_C), TL_I32(ldc), (size_t)1);
+        cublas_sdgmm_(&side, TL_FINT(m), TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), F77ARR(a_C), TL_FINT(ldc), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_sdgmm)(side, m, n, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -17982,8 +18010,8 @@ static void run_ddgmm(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_ddgmm_(&side, TL_I32(m), TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), F77ARR(a_C), TL_I32(ldc), (size_t)1);
+        cublas_ddgmm_(&side, TL_FINT(m), TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), F77ARR(a_C), TL_FINT(ldc), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_ddgmm)(side, m, n, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -18065,8 +18093,8 @@ static void run_cdgmm(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_cdgmm_(&side, TL_I32(m), TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), F77ARR(a_C), TL_I32(ldc), (size_t)1);
+        cublas_cdgmm_(&side, TL_FINT(m), TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), F77ARR(a_C), TL_FINT(ldc), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_cdgmm)(side, m, n, tl_ptr(a_A), lda, tl_ptr(a_x), incx,
@@ -18148,8 +18176,8 @@ static void run_zdgmm(const tl_case *tc)
     if (X->ready) {
 #if TL_F77
         tl_f77_begin(X);
-        cublas_zdgmm_(&side, TL_I32(m), TL_I32(n), F77ARR(a_A), TL_I32(lda), F77ARR(a_x),
-                TL_I32(incx), F77ARR(a_C), TL_I32(ldc), (size_t)1);
+        cublas_zdgmm_(&side, TL_FINT(m), TL_FINT(n), F77ARR(a_A), TL_FINT(lda), F77ARR(a_x),
+                TL_FINT(incx), F77ARR(a_C), TL_FINT(ldc), (size_t)1);
         tl_f77_end(X);
 #else
         tl_capi_end(X, CAPI(cufort_zdgmm)(side, m, n, tl_ptr(a_A), lda, tl_ptr(a_x), incx,

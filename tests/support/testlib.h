@@ -59,9 +59,15 @@
 #define TL_DROPIN 0
 #endif
 
-/* Fortran calling convention: everything by reference, INTEGER is int32_t, device arrays are
- * integer*8 addresses (non-thunking) or the host arrays themselves (thunking). */
-#define TL_I32(v) (&(int32_t){(int32_t)(v)})
+/* Fortran calling convention: everything by reference, INTEGER is the F77 layer's (int32_t, or
+ * int64_t in a build with F77_INT64=1), device arrays are integer*8 addresses (non-thunking) or the
+ * host arrays themselves (thunking). */
+#ifdef CUFORT_F77_INT64
+typedef int64_t tl_fint;
+#else
+typedef int32_t tl_fint;
+#endif
+#define TL_FINT(v) (&(tl_fint){(tl_fint)(v)})
 #if TL_F77 && TL_DEVICE_MEM
 #define F77ARRT(T) const int64_t *
 #define F77ARR(a) (&(int64_t){(int64_t)(intptr_t)tl_ptr(a)})
