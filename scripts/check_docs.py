@@ -5,6 +5,7 @@
   parser, a drop-in's <prefix>_<suffix> settings, the MPI launchers' variables) has a row in
   docs/environment.md, and every variable a row there names is read somewhere.  The README's short
   table names only variables of that page.
+- Status codes: docs/c-abi.md's table names every status of cufort.h's enum, with its value.
 - Links: every relative link in README.md, docs/ and bench/results/ leads to a file of the tree,
   and a link into a Markdown page by #anchor to one of that page's headings (GitHub's anchors).
 
@@ -98,6 +99,17 @@ def check_environment():
         check(False, f"environment: README names {name}, which docs/environment.md does not")
 
 
+def check_statuses():
+    header = read("c_wrappers/include/cufort.h")
+    enum = re.search(r"enum\s*{([^}]*CUFORT_SUCCESS[^}]*)}", header).group(1)
+    codes = {name: int(value) for name, value in re.findall(r"(CUFORT_[A-Z_]+)\s*=\s*(\d+)", enum)}
+    table = {name: int(value) for name, value in
+             re.findall(r"^\| `(CUFORT_[A-Z_]+)` \| (\d+) \|", read("docs/c-abi.md"), re.M)}
+    check(len(codes) >= 10 and table == codes,
+          f"status codes: docs/c-abi.md's table has the {len(codes)} of cufort.h, values included" +
+          ("" if table == codes else f"; header {codes}, table {table}"))
+
+
 def slug(heading):
     """GitHub's anchor for a heading's text"""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.strip()).lower()
@@ -141,6 +153,7 @@ def check_links():
 
 def main():
     check_environment()
+    check_statuses()
     check_links()
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
