@@ -19,9 +19,7 @@ LIBDIR=$(cd "$BUILD/lib" 2>/dev/null && pwd)
 pass=0 fail=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-# a build with F77_INT64=1 (its flags signature says so): its Fortran-callable names take 8-byte
-# INTEGERs, which a program compiled for the system's 4-byte BLAS, LAPACK or FFTW cannot pass
-int64_build() { grep -q -- '-DCUFORT_F77_INT64' "$BUILD/.flags" 2>/dev/null; }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/build_kind.sh"   # int64_build
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

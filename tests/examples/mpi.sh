@@ -20,9 +20,7 @@ ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
 
-# a build with F77_INT64=1 (its flags signature says so): its Fortran-callable names take 8-byte
-# INTEGERs, which a program compiled for the system's 4-byte BLAS, LAPACK or FFTW cannot pass
-int64_build() { grep -q -- '-DCUFORT_F77_INT64' "$BUILD/.flags" 2>/dev/null; }
+. "$(dirname "${BASH_SOURCE[0]}")/../support/build_kind.sh"   # int64_build
 if int64_build; then
     echo "# skipped: the system's MPI Fortran and ScaLAPACK take 4-byte INTEGERs, this F77_INT64 build takes 8"
     finish
