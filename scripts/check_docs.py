@@ -77,9 +77,6 @@ def table_names(text, heading=None):
             continue
         first = re.split(r"(?<!\\)\|", line)[1]
         names |= set(re.findall(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=[^`]*)?`", first))
-        # the launchers' local sizes are listed in the second column of their row
-        if "LOCAL_RANK" in first:
-            names |= set(re.findall(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)`", line))
     return names
 
 
