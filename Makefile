@@ -293,6 +293,12 @@ $(HAND_TEST_BINS): $(TESTBIN)/%: $(OBJ)/tests/%.o $$(LAYER_DEPLIBS_$$(call name_
 	@mkdir -p $(@D)
 	$(CC) -pthread -fopenmp -o $@ $(filter %.o,$^) -L$(LIB) $(LAYER_LIBS_$(call name_layer,$*)) $(TEST_LDLIBS)
 
+# A CPU BLAS of one wrong routine, for test_cpu_blas_check; in lib/, where the runner takes no binary.
+$(TESTBIN)/lib/libscasum_off.so: tests/cpu_blas/scasum_off.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lm
+$(TESTBIN)/test_cpu_blas_check: $(TESTBIN)/lib/libscasum_off.so
+
 # tests/generated/test_blas_edges.c (gen/emit_edge_tests.py): the C ABI's argument edges, one binary.
 EDGE_TEST_BINS := $(if $(wildcard tests/generated/test_blas_edges.c),$(TESTBIN)/test_blas_edges)
 $(EDGE_TEST_BINS): $(TESTBIN)/%: $(OBJ)/tests/generated/%.o $(LIB)/libcufort.so
