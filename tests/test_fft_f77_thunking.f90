@@ -1,16 +1,19 @@
 ! test_fft_f77_thunking.f90 — the legacy FFT names from Fortran, thunking flavour (host arrays):
 ! the dimensions a Fortran caller gives (first index fastest) must reach cuFFT reversed.  Checked
 ! against FFTW3 called through its own Fortran interface, which takes Fortran order too, on
-! non-square 2-D and 3-D arrays, plus a real-to-complex transform and a normalised round trip.
+! non-square 2-D and 3-D arrays, plus a real-to-complex transform, a normalised round trip, and
+! cufft_plan_many in the basic layout (a one-element inembed of 0) and with ranks outside 1..3.
 program test_fft_f77_thunking
   implicit none
   include 'fftw3.f'
   integer, parameter :: CUFFT_Z2Z = int(z'69'), CUFFT_C2C = int(z'29'), CUFFT_D2Z = int(z'6a')
   integer :: passed = 0, failed = 0
   integer :: cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
-             cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown, st
+             cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown, st, &
+             cufft_plan_many
   external cufft_plan2d, cufft_plan3d, cufft_plan1d, cufft_exec_z2z, cufft_exec_c2c, &
-           cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown
+           cufft_exec_d2z, cufft_destroy, cufft_set_normalize, cublas_init, cublas_shutdown, &
+           cufft_plan_many
 
   call first_use()
   if (cublas_init() /= 0) call check(.false., 'cublas_init', 1d0)
@@ -19,6 +22,7 @@ program test_fft_f77_thunking
   call d2z_2d(9, 6)
   call round_trip(300, 4)
   call wrong_type()
+  call plan_many(6, 5, 3)
   st = cublas_shutdown()   ! returns every device allocation: a clean leak check
   write(*, '(i0, a, i0, a)') passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
@@ -162,6 +166,33 @@ contains
     st = cufft_destroy(plan)
     st = cufft_exec_c2c(plan, x, x, FFTW_FORWARD)
     call check(st == 7, 'a destroyed plan is refused (status 7)', dble(st))
+  end subroutine
+
+  subroutine plan_many(nx, ny, batch)
+    integer, intent(in) :: nx, ny, batch
+    complex(8) :: x(nx, ny, batch), y(nx, ny, batch), want(nx, ny, batch), tmp(nx, ny, batch)
+    integer(8) :: plan, ref
+    integer :: st, k
+    integer, parameter :: bad_ranks(4) = [0, -1, 4, 200000000]
+    call random_complex(x, size(x))
+    tmp = x
+    call dfftw_plan_many_dft(ref, 2, [nx, ny], batch, tmp, [nx, ny], 1, nx * ny, want, [nx, ny], 1, &
+                             nx * ny, FFTW_FORWARD, FFTW_ESTIMATE)
+    call dfftw_execute_dft(ref, tmp, want)
+    call dfftw_destroy_plan(ref)
+    st = cufft_plan_many(plan, 2, [nx, ny], [0], 1, nx * ny, [0], 1, nx * ny, CUFFT_Z2Z, batch)
+    call check(st == 0, 'plan_many rank 2, basic layout (inembed = [0])', dble(st))
+    st = cufft_exec_z2z(plan, x, y, FFTW_FORWARD)
+    call check(st == 0 .and. maxval(abs(y - want)) <= 1d-12 * maxval(abs(want)), &
+               'plan_many batch of 2-D z2z equals FFTW', maxval(abs(y - want)))
+    st = cufft_destroy(plan)
+    do k = 1, size(bad_ranks)
+      plan = 12345
+      st = cufft_plan_many(plan, bad_ranks(k), [nx, ny], [0], 1, nx * ny, [0], 1, nx * ny, &
+                           CUFFT_Z2Z, batch)
+      call check(st == 7 .and. plan == 0, 'plan_many refuses a rank outside 1..3 (status 7, plan 0)', &
+                 dble(bad_ranks(k)))
+    end do
   end subroutine
 
 end program test_fft_f77_thunking

@@ -2,6 +2,8 @@
 ! through libcufort_f77_thunking: ordinary Fortran arrays, staged by the thunk engine; reductions
 ! against the Fortran intrinsics, strided and negative increments, transposes out of place and in
 ! place, and an error kept for cublas_get_error.  Prints ok/FAIL lines and "N passed, M failed".
+! Its own xerbla (after the program) records calls and returns: a refused kernel call, which has
+! no BLAS argument position, must not call it, even right after a BLAS call that did.
 program test_kernels_f77_thunking
   implicit none
   integer, parameter :: n = 100003
@@ -14,7 +16,10 @@ program test_kernels_f77_thunking
   real(4) :: cuf_ssum, cuf_ssumk, cuf_sasum, cuf_sdot, cuf_snrm2, cuf_smin, cuf_smax
   real(8) :: cuf_dsum, cuf_dnrm2, cuf_dmax
   complex(4) :: cuf_cdotc
-  integer :: cuf_sminloc, cuf_smaxloc, cuf_dcount
+  integer :: cuf_sminloc, cuf_smaxloc, cuf_dcount, cuf_scount
+  integer :: xerbla_calls, xerbla_info
+  character(len=32) :: xerbla_name
+  common /xerbla_seen/ xerbla_calls, xerbla_info, xerbla_name
   external :: cuf_stranspose, cuf_ctranspose, cuf_ztranspose, cuf_stranspose_inplace
 
   npass = 0
@@ -81,6 +86,15 @@ program test_kernels_f77_thunking
   call cuf_stranspose('T', 37, 29, 2.0, a, 36, b, 29)
   st = cublas_get_error()
   call check(st == 7, 'cuf_stranspose lda < m: cublas_get_error = 7 (invalid value)')
+  xerbla_calls = 0
+  call cublas_sgemm('N', 'N', 37, 29, 29, 1.0, a, 36, b, 29, 0.0, w, 40)
+  st = cublas_get_error()
+  call check(xerbla_calls == 1 .and. xerbla_info == 8, 'cublas_sgemm lda < m: xerbla, parameter 8')
+  xerbla_calls = 0
+  loc = cuf_scount(n, x, 1, 'XX', 0.5)
+  st = cublas_get_error()
+  call check(st == 7 .and. xerbla_calls == 0, &
+             'cuf_scount with an unknown predicate right after: status 7, no xerbla call')
   st = cublas_shutdown()   ! returns every device allocation: a clean leak check
   write (*, '(i0, a, i0, a)') npass, ' passed, ', nfail, ' failed'
   if (nfail > 0) stop 1
@@ -104,3 +118,15 @@ contains
     v = real(sign(0.5d0 + r(1, :), r(2, :) - 0.5d0), 4)
   end subroutine
 end program
+
+! records what the library reports and returns, as a program's own xerbla may
+subroutine xerbla(srname, info)
+  character(*), intent(in) :: srname
+  integer, intent(in) :: info
+  integer :: xerbla_calls, xerbla_info
+  character(len=32) :: xerbla_name
+  common /xerbla_seen/ xerbla_calls, xerbla_info, xerbla_name
+  xerbla_calls = xerbla_calls + 1
+  xerbla_info = info
+  xerbla_name = srname
+end subroutine

@@ -103,6 +103,7 @@ static int reduce_host(const char *fn, int kind, int op, int64_t n, const void *
                        const void *y, int64_t incy, const char *pred, double value, void *result)
 {
     CUFORT_HOLD_GATE;
+    cufort_clear_error();   /* a refusal below must not leave an earlier call's BLAS position */
     if (!result) return cufort_null_arg(fn, "result");
     if (op == CUFORT_RCOUNT) {
         int code, st = parse_pred(fn, pred, &code);

@@ -19,7 +19,8 @@ static inline void *cufort_f77_ptr(cufort_devptr p) { return (void *)(intptr_t)p
 
 /* External names, chosen at build time with CUFORT_F77_MANGLING (make F77_MANGLING=...):
  *   1 lower_   gfortran, ifort/ifx, flang, nvfortran (default)
- *   2 lower__  g77 and f2c: a name that contains an underscore gets a second one
+ *   2 lower__  gfortran -fsecond-underscore, g77 and f2c: a name that contains an underscore gets
+ *              a second one (functions return values gfortran's way, not f2c's: docs/legacy-f77.md)
  *   3 lower    xlf, HP
  *   4 UPPER    Cray, old Windows compilers */
 #if !defined(CUFORT_F77_MANGLING) || CUFORT_F77_MANGLING == 1

@@ -38,7 +38,8 @@ f77_int F77_NAME(cufft_plan3d, CUFFT_PLAN3D)(int64_t *plan, const f77_int *nx, c
     return st;
 }
 
-/* inembed(1) = 0 (and onembed likewise) asks for the basic layout, as NULL does in C. */
+/* inembed(1) = 0 (and onembed likewise) asks for the basic layout, as NULL does in C: then only
+ * that element is read.  The rank is checked before any array is indexed by it. */
 f77_int F77_NAME(cufft_plan_many, CUFFT_PLAN_MANY)(int64_t *plan, const f77_int *rank,
                                                    const f77_int *n, const f77_int *inembed,
                                                    const f77_int *istride, const f77_int *idist,
@@ -46,19 +47,25 @@ f77_int F77_NAME(cufft_plan_many, CUFFT_PLAN_MANY)(int64_t *plan, const f77_int 
                                                    const f77_int *odist, const f77_int *type,
                                                    const f77_int *batch)
 {
-    int r = *rank;
-    int64_t cn[3] = {0}, ci[3] = {0}, co[3] = {0};
-    for (int i = 0; i < r && i < 3; i++) {
-        cn[i] = n[r - 1 - i];
-        ci[i] = inembed[r - 1 - i];
-        co[i] = onembed[r - 1 - i];
-    }
-    int basic = inembed[0] == 0 || onembed[0] == 0;
     cufort_fft_plan p = NULL;
+    *plan = 0;
     int st = cufort_f77_fft_start("cufft_plan_many");
-    if (!st)
-        st = cufort_fft_plan_many(&p, *type, r > 3 ? 4 : r, cn, *batch, basic ? NULL : ci, *istride,
-                                  *idist, basic ? NULL : co, *ostride, *odist);
+    if (st)
+        return st;
+    int64_t r = *rank;
+    if (r < 1 || r > 3)
+        return cufort_fail(CUFORT_INVALID_VALUE, "cufft_plan_many: rank %lld not in 1..3", (long long)r);
+    int basic = inembed[0] == 0 || onembed[0] == 0;
+    int64_t cn[3] = {0}, ci[3] = {0}, co[3] = {0};
+    for (int i = 0; i < r; i++) {
+        cn[i] = n[r - 1 - i];
+        if (!basic) {
+            ci[i] = inembed[r - 1 - i];
+            co[i] = onembed[r - 1 - i];
+        }
+    }
+    st = cufort_fft_plan_many(&p, *type, (int)r, cn, *batch, basic ? NULL : ci, *istride, *idist,
+                              basic ? NULL : co, *ostride, *odist);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
