@@ -124,6 +124,9 @@ MEMORY_HEAD = """module cufort_memory
       import :: c_int, c_ptr
       type(c_ptr), value :: p
     end function
+    integer(c_int) function c_shutdowns() bind(C, name='cufort_shutdown_count')
+      import :: c_int
+    end function
     integer(c_int) function c_host_alloc(p, bytes) bind(C, name='cufort_host_alloc')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr) :: p
@@ -261,7 +264,8 @@ MEMORY_COMMON = """
   end function stream_of
 """
 
-# $K kind code, $FT element type, $ES element size, $D the Fortran rank spec, $E1 first element
+# $K kind code, $FT element type, $ES element size, $D the Fortran rank spec, $E1 first element,
+# $LB a pointer dummy a's first element (its bounds are the caller's)
 VECTOR_TYPE = """
   !> Device vector of $FT: owns device memory (cf_allocate, d = host array) or views
   !> another device array (sub, elem; a matrix's col, row, diag) with an increment.
@@ -270,6 +274,7 @@ VECTOR_TYPE = """
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_${K}_size
@@ -295,6 +300,7 @@ MATRIX_TYPE = """
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_${K}_size
@@ -323,6 +329,7 @@ ARRAY3_TYPE = """
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
     type(c_ptr) :: owner = c_null_ptr
+    integer(c_int) :: epoch = 0
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_${K}_size
@@ -390,9 +397,12 @@ COMMON_PROCS = """
     p = c_loc(self)
   end function ${P}_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function ${P}_owns(self)
     type($T), intent(in) :: self
-    ${P}_owns = c_associated(self%base) .and. c_associated(self%owner, ${P}_here(self))
+    ${P}_owns = c_associated(self%base) .and. c_associated(self%owner, ${P}_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function ${P}_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -606,6 +616,7 @@ VECTOR_PROCS = """
     if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = vector_${K}_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_${K}_alloc_shape
@@ -690,6 +701,7 @@ MATRIX_PROCS = """
     if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = matrix_${K}_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -836,6 +848,7 @@ ARRAY3_PROCS = """
     if (.not. fits(me, e, $ES, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = array3_${K}_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -946,7 +959,7 @@ PINNED_PROCS = """
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a$E1))
+    st = c_host_free(c_loc(a$LB))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_${K}_$R
@@ -986,7 +999,8 @@ def rank_subst(k, rank):
     es = ES[k]
     d = {1: "(:)", 2: "(:,:)", 3: "(:,:,:)"}[rank]
     e1 = {1: "(1)", 2: "(1,1)", 3: "(1,1,1)"}[rank]
-    s = dict(K=k, FT=FT[k], ES=es, D=d, E1=e1, R=rank, P=prefix, T=f"cf_{RANK_TYPE[rank]}_{k}")
+    lb = "(" + ",".join(f"lbound(a,{i})" for i in range(1, rank + 1)) + ")"
+    s = dict(K=k, FT=FT[k], ES=es, D=d, E1=e1, LB=lb, R=rank, P=prefix, T=f"cf_{RANK_TYPE[rank]}_{k}")
     if rank == 1:
         s["EXT"] = "self%n" if False else "d%n"
         s["RESET"] = "self%n = 0\n    self%step = 1"

@@ -4,13 +4,20 @@
 ! valid and is freed exactly once (device vectors, matrices, rank-3 arrays, FFT plans); streams and
 ! events are plain handles, and destroying one twice through copies is refused.  Also: an
 ! illegal option letter is named as such before any shape is looked at; an empty host array with a
-! huge other extent returns at once; extents whose bytes overflow int64 are refused.
+! huge other extent returns at once; extents whose bytes overflow int64 are refused; a device array
+! from before a cf_shutdown frees nothing after it (a later block may lie at its address); a pinned
+! pointer with other lower bounds is freed; a type of one's own holding a device array, copied by
+! component as modern-fortran.md says, owns its copy.
 module handles_test_support
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int64, real32, real64
   use cufort
   implicit none
   integer :: npass = 0, nfail = 0
+  ! a program's own type holding a device array, copied component by component (modern-fortran.md)
+  type :: holder
+    type(cf_matrix_r64) :: m
+  end type holder
   interface
     ! a regression that loops over a huge extent must fail, not hang the suite
     integer(c_int) function alarm(seconds) bind(C, name='alarm')
@@ -90,6 +97,9 @@ program test_fortran_handles
   call empty_calls()
   call huge_extents()
   call handles()
+  call pinned_bounds()
+  call across_shutdown()
+  call components()
   call cf_shutdown()
   write(*, '(i0,a,i0,a)') npass, ' passed, ', nfail, ' failed'
   if (nfail /= 0) error stop 1
@@ -259,4 +269,73 @@ contains
     call check(st == CF_INVALID_VALUE .and. index(msg, 'not a live event') > 0, &
                'cf_event: destroying the original after a copy is refused', status_text(st, msg))
   end subroutine handles
+  ! cf_pinned_deallocate frees the block whatever lower bounds the pointer was given since
+  subroutine pinned_bounds()
+    real(real64), pointer :: v(:), m(:,:)
+    integer :: st
+    character(len=256) :: msg
+    call cf_pinned_allocate(v, 10)
+    v(0:9) => v
+    msg = ''
+    call cf_pinned_deallocate(v, stat=st, errmsg=msg)
+    call check(st == 0 .and. .not. associated(v), 'cf_pinned_deallocate of v(0:9) => v', &
+               status_text(st, msg))
+    call cf_pinned_allocate(m, 4, 3)
+    m(-1:, 5:) => m
+    msg = ''
+    call cf_pinned_deallocate(m, stat=st, errmsg=msg)
+    call check(st == 0 .and. .not. associated(m), 'cf_pinned_deallocate of m(-1:, 5:) => m', &
+               status_text(st, msg))
+  end subroutine pinned_bounds
+
+  ! cf_shutdown frees every block; an array allocated before it must not free the block a later
+  ! allocation got, even at the same address
+  subroutine across_shutdown()
+    type(cf_matrix_r64) :: old, new
+    real(real64) :: a(8, 8), b(8, 8), back(8, 8)
+    integer :: st
+    character(len=256) :: msg
+    call random_number(a)
+    call random_number(b)
+    old = a
+    call cf_shutdown()
+    call cf_init()
+    call check(.not. cf_allocated(old), 'a device array from before cf_shutdown is not allocated')
+    new = b
+    call cf_deallocate(old)
+    call check(cf_live_allocations() == 1, 'freeing it after the shutdown frees nothing')
+    back = -1
+    msg = ''
+    call cf_memcpy(back, new, stat=st, errmsg=msg)
+    call check(st == 0 .and. all(back == b), 'the array allocated after the shutdown is intact', &
+               status_text(st, msg))
+  end subroutine across_shutdown
+  ! the documented way to copy a type of one's own that holds a device array: by component, in a
+  ! procedure whose temporaries are gone when it returns
+  subroutine components()
+    type(holder) :: src, dst
+    real(real64) :: a(5, 4), back(5, 4)
+    integer(int64) :: base
+    integer :: st
+    character(len=256) :: msg
+    call random_number(a)
+    base = cf_live_allocations()
+    src%m = a
+    call copy_holder(dst, src)
+    call cf_deallocate(src%m)
+    back = -1
+    msg = ''
+    call cf_memcpy(back, dst%m, stat=st, errmsg=msg)
+    call check(cf_allocated(dst%m) .and. st == 0 .and. all(back == a), &
+               'a holder copied by component owns its copy after the copying procedure returns', &
+               status_text(st, msg))
+    call cf_deallocate(dst%m)
+    call check(cf_live_allocations() == base, 'both holders freed exactly once')
+  end subroutine components
+
+  subroutine copy_holder(dst, src)
+    type(holder), intent(inout) :: dst
+    type(holder), intent(in) :: src
+    dst%m = src%m
+  end subroutine copy_holder
 end program test_fortran_handles

@@ -11,6 +11,9 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int requested_device = -1;        /* cufort_set_device before init */
+static atomic_int shutdowns;             /* cufort_shutdown_count */
+
+int cufort_shutdown_count(void) { return atomic_load(&shutdowns); }
 
 int cufort_ensure_init(const char *routine)
 {
@@ -149,6 +152,7 @@ int cufort_shutdown(void)
         cufort_registry_drain(&cufort_registered_ranges, ops->host_unregister);
         ops->close();
         cufort_state_deactivate();
+        atomic_fetch_add(&shutdowns, 1);
     }
     pthread_mutex_unlock(&lock);
     cufort_gate_open();

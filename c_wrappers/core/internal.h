@@ -230,6 +230,9 @@ const cufort_backend_ops *cufort_ops(void);            /* the active backend; NU
 cufort_stream cufort_thread_stream(void);
 cufort_stream cufort_swap_thread_stream(cufort_stream stream);   /* returns the old one; no checks */
 unsigned cufort_generation(void);
+/* how many shutdowns have freed every block: the Fortran device arrays record it when they
+ * allocate, so that one from before a shutdown never frees a later block at the same address */
+int cufort_shutdown_count(void);
 /* cufort's device for this thread: the process's (cufort_set_device), or the one a helper thread of
  * a multi-GPU call was bound to for its whole life */
 int cufort_current_device(void);

@@ -22,6 +22,9 @@ module cufort_memory
       import :: c_int, c_ptr
       type(c_ptr), value :: p
     end function
+    integer(c_int) function c_shutdowns() bind(C, name='cufort_shutdown_count')
+      import :: c_int
+    end function
     integer(c_int) function c_host_alloc(p, bytes) bind(C, name='cufort_host_alloc')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr) :: p
@@ -100,6 +103,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_r32_size
@@ -124,6 +128,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_r32_size
@@ -151,6 +156,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
     type(c_ptr) :: owner = c_null_ptr
+    integer(c_int) :: epoch = 0
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_r32_size
@@ -176,6 +182,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_r64_size
@@ -200,6 +207,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_r64_size
@@ -227,6 +235,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
     type(c_ptr) :: owner = c_null_ptr
+    integer(c_int) :: epoch = 0
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_r64_size
@@ -252,6 +261,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_c32_size
@@ -276,6 +286,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_c32_size
@@ -303,6 +314,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
     type(c_ptr) :: owner = c_null_ptr
+    integer(c_int) :: epoch = 0
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_c32_size
@@ -328,6 +340,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element 1
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: n = 0, step = 1
   contains
     procedure :: size => vector_c64_size
@@ -352,6 +365,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr     ! element (1,1)
     type(c_ptr) :: base = c_null_ptr    ! the owned block (null for a view)
     type(c_ptr) :: owner = c_null_ptr   ! where the object that owns base lives
+    integer(c_int) :: epoch = 0         ! cufort_shutdown calls before base was allocated
     integer(int64) :: m = 0, n = 0, ldim = 1
   contains
     procedure :: size => matrix_c64_size
@@ -379,6 +393,7 @@ module cufort_memory
     type(c_ptr) :: ptr = c_null_ptr
     type(c_ptr) :: base = c_null_ptr
     type(c_ptr) :: owner = c_null_ptr
+    integer(c_int) :: epoch = 0
     integer(int64) :: n1 = 0, n2 = 0, n3 = 0, ldim = 1
   contains
     procedure :: size => array3_c64_size
@@ -646,9 +661,12 @@ contains
     p = c_loc(self)
   end function vector_r32_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function vector_r32_owns(self)
     type(cf_vector_r32), intent(in) :: self
-    vector_r32_owns = c_associated(self%base) .and. c_associated(self%owner, vector_r32_here(self))
+    vector_r32_owns = c_associated(self%base) .and. c_associated(self%owner, vector_r32_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function vector_r32_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -864,6 +882,7 @@ contains
     if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = vector_r32_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_r32_alloc_shape
@@ -973,9 +992,12 @@ contains
     p = c_loc(self)
   end function matrix_r32_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function matrix_r32_owns(self)
     type(cf_matrix_r32), intent(in) :: self
-    matrix_r32_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_r32_here(self))
+    matrix_r32_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_r32_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function matrix_r32_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -1193,6 +1215,7 @@ contains
     if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = matrix_r32_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -1358,9 +1381,12 @@ contains
     p = c_loc(self)
   end function array3_r32_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function array3_r32_owns(self)
     type(cf_array3_r32), intent(in) :: self
-    array3_r32_owns = c_associated(self%base) .and. c_associated(self%owner, array3_r32_here(self))
+    array3_r32_owns = c_associated(self%base) .and. c_associated(self%owner, array3_r32_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function array3_r32_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -1585,6 +1611,7 @@ contains
     if (.not. fits(me, e, 4, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = array3_r32_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -1699,9 +1726,12 @@ contains
     p = c_loc(self)
   end function vector_r64_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function vector_r64_owns(self)
     type(cf_vector_r64), intent(in) :: self
-    vector_r64_owns = c_associated(self%base) .and. c_associated(self%owner, vector_r64_here(self))
+    vector_r64_owns = c_associated(self%base) .and. c_associated(self%owner, vector_r64_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function vector_r64_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -1917,6 +1947,7 @@ contains
     if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = vector_r64_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_r64_alloc_shape
@@ -2026,9 +2057,12 @@ contains
     p = c_loc(self)
   end function matrix_r64_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function matrix_r64_owns(self)
     type(cf_matrix_r64), intent(in) :: self
-    matrix_r64_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_r64_here(self))
+    matrix_r64_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_r64_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function matrix_r64_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -2246,6 +2280,7 @@ contains
     if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = matrix_r64_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -2411,9 +2446,12 @@ contains
     p = c_loc(self)
   end function array3_r64_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function array3_r64_owns(self)
     type(cf_array3_r64), intent(in) :: self
-    array3_r64_owns = c_associated(self%base) .and. c_associated(self%owner, array3_r64_here(self))
+    array3_r64_owns = c_associated(self%base) .and. c_associated(self%owner, array3_r64_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function array3_r64_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -2638,6 +2676,7 @@ contains
     if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = array3_r64_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -2752,9 +2791,12 @@ contains
     p = c_loc(self)
   end function vector_c32_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function vector_c32_owns(self)
     type(cf_vector_c32), intent(in) :: self
-    vector_c32_owns = c_associated(self%base) .and. c_associated(self%owner, vector_c32_here(self))
+    vector_c32_owns = c_associated(self%base) .and. c_associated(self%owner, vector_c32_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function vector_c32_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -2970,6 +3012,7 @@ contains
     if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = vector_c32_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_c32_alloc_shape
@@ -3079,9 +3122,12 @@ contains
     p = c_loc(self)
   end function matrix_c32_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function matrix_c32_owns(self)
     type(cf_matrix_c32), intent(in) :: self
-    matrix_c32_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_c32_here(self))
+    matrix_c32_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_c32_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function matrix_c32_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -3299,6 +3345,7 @@ contains
     if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = matrix_c32_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -3464,9 +3511,12 @@ contains
     p = c_loc(self)
   end function array3_c32_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function array3_c32_owns(self)
     type(cf_array3_c32), intent(in) :: self
-    array3_c32_owns = c_associated(self%base) .and. c_associated(self%owner, array3_c32_here(self))
+    array3_c32_owns = c_associated(self%base) .and. c_associated(self%owner, array3_c32_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function array3_c32_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -3691,6 +3741,7 @@ contains
     if (.not. fits(me, e, 8, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = array3_c32_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -3805,9 +3856,12 @@ contains
     p = c_loc(self)
   end function vector_c64_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function vector_c64_owns(self)
     type(cf_vector_c64), intent(in) :: self
-    vector_c64_owns = c_associated(self%base) .and. c_associated(self%owner, vector_c64_here(self))
+    vector_c64_owns = c_associated(self%base) .and. c_associated(self%owner, vector_c64_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function vector_c64_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -4023,6 +4077,7 @@ contains
     if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = vector_c64_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n = e(1)
   end subroutine vector_c64_alloc_shape
@@ -4132,9 +4187,12 @@ contains
     p = c_loc(self)
   end function matrix_c64_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function matrix_c64_owns(self)
     type(cf_matrix_c64), intent(in) :: self
-    matrix_c64_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_c64_here(self))
+    matrix_c64_owns = c_associated(self%base) .and. c_associated(self%owner, matrix_c64_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function matrix_c64_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -4352,6 +4410,7 @@ contains
     if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = matrix_c64_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%m = e(1)
     d%n = e(2)
@@ -4517,9 +4576,12 @@ contains
     p = c_loc(self)
   end function array3_c64_here
 
+  !> Owner: the object that allocated the block, since the last cufort_shutdown (which freed
+  !> every block before it; a later block may have the same address).
   logical function array3_c64_owns(self)
     type(cf_array3_c64), intent(in) :: self
-    array3_c64_owns = c_associated(self%base) .and. c_associated(self%owner, array3_c64_here(self))
+    array3_c64_owns = c_associated(self%base) .and. c_associated(self%owner, array3_c64_here(self)) .and. &
+                self%epoch == c_shutdowns()
   end function array3_c64_owns
 
   !> Lets go of the block: freed by its owner, forgotten by a copy.
@@ -4744,6 +4806,7 @@ contains
     if (.not. fits(me, e, 16, bytes, stat, errmsg)) return
     if (.not. dev_alloc(me, d%base, bytes, stat, errmsg)) return
     d%owner = array3_c64_here(d)
+    d%epoch = c_shutdowns()
     d%ptr = d%base
     d%n1 = e(1)
     d%n2 = e(2)
@@ -4853,7 +4916,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1)))
+    st = c_host_free(c_loc(a(lbound(a,1))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_r32_1
@@ -4928,7 +4991,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_r32_2
@@ -5003,7 +5066,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2),lbound(a,3))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_r32_3
@@ -5078,7 +5141,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1)))
+    st = c_host_free(c_loc(a(lbound(a,1))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_r64_1
@@ -5153,7 +5216,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_r64_2
@@ -5228,7 +5291,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2),lbound(a,3))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_r64_3
@@ -5303,7 +5366,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1)))
+    st = c_host_free(c_loc(a(lbound(a,1))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_c32_1
@@ -5378,7 +5441,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_c32_2
@@ -5453,7 +5516,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2),lbound(a,3))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_c32_3
@@ -5528,7 +5591,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1)))
+    st = c_host_free(c_loc(a(lbound(a,1))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_c64_1
@@ -5603,7 +5666,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_c64_2
@@ -5678,7 +5741,7 @@ contains
       return
     end if
     if (.not. cf_ready('cf_pinned_deallocate', stat, errmsg)) return
-    st = c_host_free(c_loc(a(1,1,1)))
+    st = c_host_free(c_loc(a(lbound(a,1),lbound(a,2),lbound(a,3))))
     if (st == 0) nullify(a)
     call cf_finish('cf_pinned_deallocate', st, stat, errmsg)
   end subroutine pinned_free_c64_3
