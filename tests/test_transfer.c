@@ -1,5 +1,5 @@
-/* test_transfer.c — set/get vector and matrix (strides, leading dimensions, async), copy_matrix,
- * argument and pointer errors. */
+/* test_transfer.c — set/get vector and matrix (strides, leading dimensions, async), copy_matrix
+ * (also between overlapping regions of one block), argument and pointer errors. */
 #include "check.h"
 
 /* device buffer of `bytes`, pre-filled with random bytes that are also returned in *pattern */
@@ -226,6 +226,38 @@ static void copy_matrix(void)
     cufort_free(db);
 }
 
+/* copy_matrix between overlapping regions of one block (two views of one array), each direction,
+ * against the same copy done on the host through a temporary */
+static void copy_matrix_overlapping(void)
+{
+    enum { LD = 9, COLS = 8 };
+    static const int shifts[][2] = {{1, 1}, {-1, -1}, {1, 0}, {0, 1}, {0, -1}, {2, -1}, {0, 0}};
+    double h[LD * COLS], want[LD * COLS], got[LD * COLS];
+    void *d = NULL;
+    if (!CHECK_OK(cufort_alloc(&d, sizeof h), "alloc for overlapping copies"))
+        return;
+    for (size_t k = 0; k < sizeof shifts / sizeof *shifts; k++) {
+        int di = shifts[k][0], dj = shifts[k][1], r = LD - 2, c = COLS - 2;
+        /* source at (1,1), destination shifted by (di, dj): both inside the block */
+        int64_t so = 1 + 1 * LD, doff = (1 + di) + (1 + dj) * LD;
+        ck_fill_d(h, LD * COLS);
+        memcpy(want, h, sizeof h);
+        double tmp[LD * COLS];
+        for (int j = 0; j < c; j++)
+            for (int i = 0; i < r; i++) tmp[i + j * r] = h[so + i + j * LD];
+        for (int j = 0; j < c; j++)
+            for (int i = 0; i < r; i++) want[doff + i + j * LD] = tmp[i + j * r];
+        int st = cufort_set_vector(LD * COLS, 8, h, 1, d, 1);
+        st = st ? st : cufort_copy_matrix(r, c, 8, (double *)d + so, LD, (double *)d + doff, LD);
+        st = st ? st : cufort_get_vector(LD * COLS, 8, d, 1, got, 1);
+        CHECK(st == CUFORT_SUCCESS && !memcmp(got, want, sizeof got),
+              ckf("copy_matrix %dx%d onto itself shifted by (%d, %d)", r, c, di, dj),
+              "status %d (%s) \"%s\"%s", st, ck_status_name(st), ck_err(),
+              st ? "" : "; elements differ from the copy through a temporary");
+    }
+    cufort_free(d);
+}
+
 static void zero_sizes(void)
 {
     float x[4] = {1.5f, 2.5f, 3.5f, 4.5f}, y[4] = {5.5f, 6.5f, 7.5f, 8.5f};
@@ -435,6 +467,7 @@ int main(int argc, char **argv)
     vectors(0, NULL);
     matrices(0, NULL);
     copy_matrix();
+    copy_matrix_overlapping();
     zero_sizes();
     cufort_stream s = NULL;
     if (CHECK_OK(cufort_stream_create(&s), "stream_create for async")) {

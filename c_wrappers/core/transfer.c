@@ -4,6 +4,30 @@
 #include "internal.h"
 #include "pin_cache.h"
 
+/* A device-to-device copy between overlapping regions (two views of one array) goes through a
+ * temporary block: a 2-D copy reads and writes its rows in no defined order. */
+static int d2d_through(const char *fn, int64_t rows, int64_t cols, int64_t es, const void *src,
+                       int64_t sld, void *dst, int64_t dld, cufort_stream stream)
+{
+    const cufort_backend_ops *ops = cufort_ops();
+    size_t width = (size_t)(rows * es);
+    void *tmp = NULL;
+    if (ops->alloc(&tmp, width * (size_t)cols))
+        return cufort_fail(CUFORT_ALLOC_FAILED, "%s: no device memory for a copy between overlapping "
+                           "regions (%lld bytes)", fn, (long long)(rows * cols * es));
+    int st = ops->copy2d(tmp, width, src, (size_t)(sld * es), width, (size_t)cols, CUFORT_D2D, stream, 0);
+    if (!st)
+        st = ops->copy2d(dst, (size_t)(dld * es), tmp, width, width, (size_t)cols, CUFORT_D2D, stream, 0);
+    ops->free(tmp);   /* waits for the copies */
+    return cufort_in(fn, st);
+}
+
+static int overlap(const void *a, int64_t abytes, const void *b, int64_t bbytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + (uintptr_t)bbytes && y < x + (uintptr_t)abytes;
+}
+
 static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t cols, int64_t es,
                 const void *src, int64_t sld, void *dst, int64_t dld, cufort_stream stream,
                 int async)
@@ -41,6 +65,12 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
             return st;
     } else if (!dst) {
         return cufort_null_arg(fn, "the host destination");
+    }
+    if (kind == CUFORT_D2D && overlap(src, cufort_extent_mat(rows, cols, sld) * es, dst,
+                                      cufort_extent_mat(rows, cols, dld) * es)) {
+        if (src == dst && sld == dld)
+            return CUFORT_SUCCESS;
+        return d2d_through(fn, rows, cols, es, src, sld, dst, dld, stream);
     }
     if (rows == sld && rows == dld) {      /* contiguous on both sides: one block */
         rows *= cols;
