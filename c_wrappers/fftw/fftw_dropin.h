@@ -83,6 +83,8 @@ DROPIN_HIDDEN void drop_plan_destroy(drop_plan *p);
 /* The real FFTW's plan of p, made now (FFTW_ESTIMATE: arrays untouched) when p had none; NULL when
  * FFTW refuses the problem (a message is printed). */
 DROPIN_HIDDEN void *drop_plan_cpu(const char *fn, drop_plan *p);
+/* The engine's idle plans destroyed (the core plan cache emptied), before FFTW's cleanup. */
+DROPIN_HIDDEN void drop_plan_forget_idle(void);
 /* A NULL plan is a message, never a crash (FFTW's planners return NULL when they cannot plan). */
 DROPIN_HIDDEN int drop_plan_null(const char *fn, const drop_plan *p);
 /* flops/estimate_cost/cost/print of a plan without a real FFTW plan (the engine's alone) */

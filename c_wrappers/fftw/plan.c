@@ -65,10 +65,17 @@ static cufort_fft_plan engine_plan(drop_plan *p, dropin_call *c)
     return e;
 }
 
-/* FFTW has no input-preserving algorithm for multi-dimensional c2r, and says so with NULL. */
+/* FFTW has no input-preserving algorithm for an out-of-place multi-dimensional c2r, and says so
+ * with NULL.  In place the input is the output anyway, and dimensions of size 1 are dropped before
+ * FFTW looks: only a dimension of more than one point before the last makes it multi-dimensional. */
 static int fftw_refuses(const drop_problem *pb)
 {
-    return pb->kind == KIND_C2R && pb->rank > 1 && (pb->flags & FFTW_PRESERVE_INPUT);
+    if (pb->kind != KIND_C2R || !(pb->flags & FFTW_PRESERVE_INPUT) || pb->in == pb->out)
+        return 0;
+    for (int i = 0; i + 1 < pb->rank; i++)
+        if (pb->dims[i].n > 1)
+            return 1;
+    return 0;
 }
 
 int drop_planning_threads[2] = {1, 1};
@@ -191,6 +198,13 @@ void drop_plan_destroy(drop_plan *p)
     if (p->engine)
         cufort_fft_plan_release(p->engine, p->engine_generation);
     free(p);
+}
+
+/* Before FFTW's cleanup: destroyed plans leave their engine plans idle in the core plan cache, and
+ * on the host backend those hold plans of the real FFTW, which its cleanup would leave dangling. */
+void drop_plan_forget_idle(void)
+{
+    cufort_fft_cache_clear();
 }
 
 /* FFTW's counts for a radix-2 complex FFT of N points: 3 N log2 N additions, 2 N log2 N

@@ -120,6 +120,51 @@ static int adapt_child(void)
     return 0;
 }
 
+/* fftw_cleanup with no plan alive, on the engine over the host backend, whose plans hold the real
+ * FFTW's: a plan of the same shape after it, and the exit, must not touch what the cleanup freed
+ * (they did: the engine's idle plan went back to the plan cache and was reused, then destroyed at
+ * exit, after FFTW had freed its state). */
+static int cleanup_child(void)
+{
+    enum { N = 1000 };
+    double *x = fftw_alloc_real(N);
+    fftw_complex *y = fftw_alloc_complex(N / 2 + 1);
+    double worst = 0;
+    int64_t idle_after_cleanup = 0;
+    cufort_fftw_stats s0, s1;
+    cufort_fftw_stats_of("r2c_double", &s0);
+    for (int round = 0; round < 2; round++) {
+        fftw_plan p = fftw_plan_dft_r2c_1d(N, x, y, round ? FFTW_ESTIMATE : FFTW_MEASURE);
+        for (int i = 0; i < N; i++)
+            x[i] = sin(0.37 * i + round) + 0.1 * i / N;
+        fftw_execute(p);
+        fftw_destroy_plan(p);
+        for (int k = 0; k <= N / 2; k += 37) {
+            double re = 0, im = 0;
+            for (int i = 0; i < N; i++)
+                re += x[i] * cos(2 * M_PI * k * i / N), im -= x[i] * sin(2 * M_PI * k * i / N);
+            worst = fmax(worst, fabs(y[k][0] - re) + fabs(y[k][1] - im));
+        }
+        fftw_cleanup();
+        cufort_fft_cache_stats cs;
+        cufort_fft_cache_get_stats(&cs);
+        idle_after_cleanup += cs.idle;
+    }
+    fftw_plan q = fftw_plan_dft_r2c_1d(64, x, y, FFTW_ESTIMATE);   /* a shape of its own */
+    fftw_execute(q);
+    fftw_destroy_plan(q);
+    cufort_fftw_stats_of("r2c_double", &s1);
+    CHECK(s1.gpu - s0.gpu == 3 && worst < 1e-9,
+          "fftw_cleanup between two plans of one shape on the engine (host backend): both right",
+          "engine %lld runs, largest difference from a direct DFT %.3g", (long long)(s1.gpu - s0.gpu),
+          worst);
+    CHECK(idle_after_cleanup == 0, "fftw_cleanup first destroys the engine's idle plans",
+          "%lld left in the plan cache", (long long)idle_after_cleanup);
+    fftw_free(x);
+    fftw_free(y);
+    return 0;
+}
+
 static void report_at_exit(void)
 {
     char dir[] = "/tmp/test_fftw.XXXXXX";
@@ -220,7 +265,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--child")) {
         ck_child_main("fftw");
-        return !strcmp(argv[2], "adapt") ? adapt_child() : report_child();
+        return !strcmp(argv[2], "adapt") ? adapt_child() : !strcmp(argv[2], "cleanup") ? cleanup_child()
+                                                                                       : report_child();
     }
     ck_begin(engine_mode() ? "fftw_engine" : "fftw", 600);
 #ifdef __SANITIZE_ADDRESS__
@@ -265,5 +311,9 @@ int main(int argc, char **argv)
                  "CUFORT_REPORT_FILE=/dev/null", "CUFORT_FFTW_ADAPT=1", "CUFORT_FFTW_THRESHOLD=245760",
                  "CUFORT_FFTW_GAP_US=1e9", NULL);
     }
+    ck_child("cleanup", "fftw_cleanup between plans, the engine on the host backend (exits cleanly)",
+             "TEST_FFTW_CHILD=1", "CUFORT_FFTW_FORCE_GPU=1", "CUFORT_BACKEND=host", "CUFORT_REPORT=1",
+             "CUFORT_REPORT_FILE=/dev/null",
+             NULL);
     return ck_end();
 }
