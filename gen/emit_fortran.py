@@ -644,6 +644,15 @@ VECTOR_PROCS = """
     if (present(source)) call vector_${K}_h2d(d, source, stat=stat, errmsg=errmsg)
   end subroutine vector_${K}_allocate
 
+  !> cf_allocate(d, n) with an integer(int64) n: a vector of 2**31 elements or more.
+  subroutine vector_${K}_allocate8(d, n, stat, errmsg)
+    type(cf_vector_$K), intent(inout) :: d
+    integer(int64), intent(in) :: n
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call vector_${K}_alloc_shape('cf_allocate', d, [n], stat, errmsg)
+  end subroutine vector_${K}_allocate8
+
   !> Elements i1..i2 (1-based) as a vector view; i2 = i1 - 1 gives an empty view.
   function vector_${K}_sub(self, i1, i2, stat, errmsg) result(v)
     class(cf_vector_$K), intent(in) :: self
@@ -1051,7 +1060,8 @@ def memory_module():
 
     every = [(k, r) for k in KINDS for r in (1, 2, 3)]
     pre = [f"{RANK_TYPE[r]}_{k}" for k, r in every]
-    out.append(generic("cf_allocate", [p + "_allocate" for p in pre]))
+    out.append(generic("cf_allocate", [p + "_allocate" for p in pre] +
+                       [f"vector_{k}_allocate8" for k in KINDS]))
     out.append(generic("cf_deallocate", [p + "_deallocate" for p in pre]))
     out.append(generic("cf_allocated", [p + "_allocated" for p in pre]))
     out.append(generic("cf_memcpy", [p + s for p in pre for s in ("_cp_h2d", "_cp_d2h", "_copy")]))

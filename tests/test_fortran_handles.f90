@@ -4,7 +4,8 @@
 ! valid and is freed exactly once (device vectors, matrices, rank-3 arrays, FFT plans); streams and
 ! events are plain handles, and destroying one twice through copies is refused.  Also: an
 ! illegal option letter is named as such before any shape is looked at; an empty host array with a
-! huge other extent returns at once; extents whose bytes overflow int64 are refused; a device array
+! huge other extent returns at once; extents whose bytes overflow int64 are refused, and a vector's
+! extent may be an integer(int64) (2**31 + 7 elements on the GPU); a device array
 ! from before a cf_shutdown frees nothing after it (a later block may lie at its address); a pinned
 ! pointer with other lower bounds is freed; a type of one's own holding a device array, copied by
 ! component as modern-fortran.md says, owns its copy.
@@ -96,6 +97,7 @@ program test_fortran_handles
   call options()
   call empty_calls()
   call huge_extents()
+  call int64_extents()
   call handles()
   call pinned_bounds()
   call across_shutdown()
@@ -248,6 +250,31 @@ contains
     call check(st == CF_INVALID_VALUE .and. index(msg, 'int64') > 0 .and. product(dt%shape()) == 0, &
                'cf_allocate: 2^21 x 2^21 x 2^21 real32 (2^65 bytes) refused', status_text(st, msg))
   end subroutine huge_extents
+
+  ! a vector's extent as integer(int64): refused when negative or beyond int64's bytes; on the GPU one
+  ! of 2**31 + 7 elements (8 GiB of real32), which a default integer cannot count
+  subroutine int64_extents()
+    type(cf_vector_r32) :: v
+    type(cf_vector_c64) :: z
+    integer :: st
+    character(len=256) :: msg
+    integer(int64), parameter :: big = 2_int64**31 + 7
+    call cf_allocate(v, 1000_int64)
+    call check(cf_allocated(v) .and. v%size() == 1000_int64, 'cf_allocate(v, 1000_int64)')
+    msg = ''
+    call cf_allocate(v, -1_int64, stat=st, errmsg=msg)
+    call check(st == CF_INVALID_VALUE .and. .not. cf_allocated(v), 'cf_allocate(v, -1_int64) refused', &
+               status_text(st, msg))
+    msg = ''
+    call cf_allocate(z, huge(0_int64), stat=st, errmsg=msg)
+    call check(st == CF_INVALID_VALUE .and. index(msg, 'int64') > 0, &
+               'cf_allocate(z, huge(0_int64)) complex(real64): bytes beyond int64 refused', status_text(st, msg))
+    if (cf_backend() /= CF_BACKEND_CUDA) return
+    msg = ''
+    call cf_allocate(v, big, stat=st, errmsg=msg)
+    call check(st == 0 .and. v%size() == big, 'cf_allocate(v, 2**31 + 7) on the GPU', status_text(st, msg))
+    call cf_deallocate(v)
+  end subroutine int64_extents
 
   ! cf_stream and cf_event are plain handles: a copy names the same stream, destroyed once
   subroutine handles()

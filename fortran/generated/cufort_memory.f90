@@ -424,6 +424,10 @@ module cufort_memory
     module procedure vector_c64_allocate
     module procedure matrix_c64_allocate
     module procedure array3_c64_allocate
+    module procedure vector_r32_allocate8
+    module procedure vector_r64_allocate8
+    module procedure vector_c32_allocate8
+    module procedure vector_c64_allocate8
   end interface cf_allocate
   interface cf_deallocate
     module procedure vector_r32_deallocate
@@ -909,6 +913,15 @@ contains
     if (failed(stat)) return
     if (present(source)) call vector_r32_h2d(d, source, stat=stat, errmsg=errmsg)
   end subroutine vector_r32_allocate
+
+  !> cf_allocate(d, n) with an integer(int64) n: a vector of 2**31 elements or more.
+  subroutine vector_r32_allocate8(d, n, stat, errmsg)
+    type(cf_vector_r32), intent(inout) :: d
+    integer(int64), intent(in) :: n
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call vector_r32_alloc_shape('cf_allocate', d, [n], stat, errmsg)
+  end subroutine vector_r32_allocate8
 
   !> Elements i1..i2 (1-based) as a vector view; i2 = i1 - 1 gives an empty view.
   function vector_r32_sub(self, i1, i2, stat, errmsg) result(v)
@@ -1975,6 +1988,15 @@ contains
     if (present(source)) call vector_r64_h2d(d, source, stat=stat, errmsg=errmsg)
   end subroutine vector_r64_allocate
 
+  !> cf_allocate(d, n) with an integer(int64) n: a vector of 2**31 elements or more.
+  subroutine vector_r64_allocate8(d, n, stat, errmsg)
+    type(cf_vector_r64), intent(inout) :: d
+    integer(int64), intent(in) :: n
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call vector_r64_alloc_shape('cf_allocate', d, [n], stat, errmsg)
+  end subroutine vector_r64_allocate8
+
   !> Elements i1..i2 (1-based) as a vector view; i2 = i1 - 1 gives an empty view.
   function vector_r64_sub(self, i1, i2, stat, errmsg) result(v)
     class(cf_vector_r64), intent(in) :: self
@@ -3040,6 +3062,15 @@ contains
     if (present(source)) call vector_c32_h2d(d, source, stat=stat, errmsg=errmsg)
   end subroutine vector_c32_allocate
 
+  !> cf_allocate(d, n) with an integer(int64) n: a vector of 2**31 elements or more.
+  subroutine vector_c32_allocate8(d, n, stat, errmsg)
+    type(cf_vector_c32), intent(inout) :: d
+    integer(int64), intent(in) :: n
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call vector_c32_alloc_shape('cf_allocate', d, [n], stat, errmsg)
+  end subroutine vector_c32_allocate8
+
   !> Elements i1..i2 (1-based) as a vector view; i2 = i1 - 1 gives an empty view.
   function vector_c32_sub(self, i1, i2, stat, errmsg) result(v)
     class(cf_vector_c32), intent(in) :: self
@@ -4104,6 +4135,15 @@ contains
     if (failed(stat)) return
     if (present(source)) call vector_c64_h2d(d, source, stat=stat, errmsg=errmsg)
   end subroutine vector_c64_allocate
+
+  !> cf_allocate(d, n) with an integer(int64) n: a vector of 2**31 elements or more.
+  subroutine vector_c64_allocate8(d, n, stat, errmsg)
+    type(cf_vector_c64), intent(inout) :: d
+    integer(int64), intent(in) :: n
+    integer, intent(out), optional :: stat
+    character(len=*), intent(inout), optional :: errmsg
+    call vector_c64_alloc_shape('cf_allocate', d, [n], stat, errmsg)
+  end subroutine vector_c64_allocate8
 
   !> Elements i1..i2 (1-based) as a vector view; i2 = i1 - 1 gives an empty view.
   function vector_c64_sub(self, i1, i2, stat, errmsg) result(v)
