@@ -1160,7 +1160,7 @@ def solve(r):
                 others = [t for t in p[1] if t != d]
                 if all(t.isdigit() or t in known for t in others):
                     rest = " - ".join(t if t.isdigit() else t + "_" for t in others)
-                    return [(None, c, lambda act, rest=rest: f"{act} - {rest}")]
+                    return [(None, c, lambda act, rest=rest: f"{act} - {rest}", " + ".join(others))]
         for c in comps:
             p = parse(c.expr)
             if p[0] == "cond" and p[2] == d:
@@ -1305,8 +1305,19 @@ def specific(r, v, mode):
             continue
         _, d, srcs = step
         if srcs[0][0] is None:
-            _, c, f = srcs[0]
-            body.append(f"    {d}_ = {f(actual(mode, c.arr, c.key))}")
+            _, c, f = srcs[0][:3]
+            act = actual(mode, c.arr, c.key)
+            body.append(f"    {d}_ = {f(act)}")
+            if len(srcs[0]) > 3:   # the extent less the other terms: too small an extent is the error
+                body.append(f"    if ({d}_ < 0) then")
+                tail = f"' {KEY_WORD[c.key]}, fewer than {srcs[0][3]}'"
+                if not srcs[0][3].isdigit():
+                    tail = f"' {KEY_WORD[c.key]}, fewer than {srcs[0][3]} = ' // cf_itoa({act} - {d}_)"
+                body.append(f"      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument {c.arr} has ' // &")
+                body.append(f"                    cf_itoa({act}) // {tail}, &")
+                body.append("                    stat, errmsg)")
+                body.append("      return")
+                body.append("    end if")
         else:
             (cond, c1, f1), (_, c2, f2) = srcs
             fn = "cf_notr" if cond[0] == "NOTR" else "cf_left"

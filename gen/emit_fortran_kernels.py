@@ -376,12 +376,14 @@ def transpose(g, k, mode, name):
             f"    {FT[k]}, intent(in), optional :: alpha"] + OPTIONAL_TAIL + [
             "    character(kind=c_char) :: t"]
     if mode == "d":
-        out += ["    t = cf_opt(trans, 'T')",
+        out += ["    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return",
+                "    t = cf_opt(trans, 'T')",
                 "    if (.not. transpose_ok(t, a%shape(), b%shape(), stat, errmsg)) return",
                 f"    call cf_finish(tr, {f}(t, a%size(1), a%size(2), {alpha}, a%cptr(), a%ld(), &",
                 "        b%cptr(), b%ld()), stat, errmsg)"]
     else:
         out += ["    integer(int64) :: s(2)",
+                "    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return",
                 "    t = cf_opt(trans, 'T')",
                 "    s = shape(a, kind=int64)",
                 "    if (.not. transpose_ok(t, s, shape(b, kind=int64), stat, errmsg)) return",
@@ -401,12 +403,14 @@ def transpose_inplace(g, k, mode, name):
            f"    {FT[k]}, intent(in), optional :: alpha"] + OPTIONAL_TAIL + [
            "    character(kind=c_char) :: t"]
     if mode == "d":
-        out += ["    t = cf_opt(trans, 'T')",
+        out += ["    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return",
+                "    t = cf_opt(trans, 'T')",
                 "    if (.not. square(a%shape(), stat, errmsg)) return",
                 f"    call cf_finish(tri, {f}(t, a%size(1), {alpha}, a%cptr(), a%ld()), &",
                 "        stat, errmsg)"]
     else:
         out += ["    integer(int64) :: n",
+                "    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return",
                 "    t = cf_opt(trans, 'T')",
                 "    if (.not. square(shape(a, kind=int64), stat, errmsg)) return",
                 "    if (size(a) == 0) return",

@@ -83,7 +83,7 @@ def detects(r, lets, shp):
             continue
         _, d, srcs = step
         if srcs[0][0] is None:
-            _, c, f = srcs[0]
+            _, c, f = srcs[0][:3]
             expr = f("ACT").replace("ACT", str(act[(c.arr, c.key)]))
             dims[d] = eval(re.sub(r"\b([A-Za-z_]\w*)_", lambda m: str(dims[m.group(1)]), expr))
         else:

@@ -207,6 +207,11 @@ contains
                "cf_trsm(uplo='M'): the option is named", status_text(st, msg))
     call cf_gemm(a, b, c, transa='n', transb='Normal', stat=st, errmsg=msg)
     call check(st == 0, "cf_gemm: 'n' and 'Normal' are legal (first letter, either case)", status_text(st, msg))
+    ! a band of 3 rows cannot hold kl = 3 subdiagonals: A's rows are named, not the ku derived from them
+    call cf_gbmv(a, b(:, 1), c(:, 1), 3, trans='T', stat=st, errmsg=msg)
+    call check(st == CF_INVALID_VALUE .and. &
+               index(msg, 'cf_gbmv: shape mismatch: argument A has 3 rows, fewer than kl + 1 = 4') == 1, &
+               'cf_gbmv(kl = 3) on a band of 3 rows: A is named', status_text(st, msg))
   end subroutine options
 
   ! m = 0 beside a huge n: nothing to do, and nothing may walk the huge extent

@@ -3198,6 +3198,12 @@ contains
     end if
     kl_ = kl
     ku_ = A%size(1) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than kl + 1 = ' // cf_itoa(A%size(1) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3254,6 +3260,13 @@ contains
     end if
     kl_ = kl
     ku_ = size(A, 1, kind=int64) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than kl + 1 = ' // cf_itoa(size(A, 1, &
+                        kind=int64) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3316,6 +3329,12 @@ contains
     end if
     kl_ = kl
     ku_ = A%size(1) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than kl + 1 = ' // cf_itoa(A%size(1) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3372,6 +3391,13 @@ contains
     end if
     kl_ = kl
     ku_ = size(A, 1, kind=int64) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than kl + 1 = ' // cf_itoa(size(A, 1, &
+                        kind=int64) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3434,6 +3460,12 @@ contains
     end if
     kl_ = kl
     ku_ = A%size(1) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than kl + 1 = ' // cf_itoa(A%size(1) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3490,6 +3522,13 @@ contains
     end if
     kl_ = kl
     ku_ = size(A, 1, kind=int64) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than kl + 1 = ' // cf_itoa(size(A, 1, &
+                        kind=int64) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3552,6 +3591,12 @@ contains
     end if
     kl_ = kl
     ku_ = A%size(1) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than kl + 1 = ' // cf_itoa(A%size(1) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -3608,6 +3653,13 @@ contains
     end if
     kl_ = kl
     ku_ = size(A, 1, kind=int64) - kl_ - 1
+    if (ku_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than kl + 1 = ' // cf_itoa(size(A, 1, &
+                        kind=int64) - ku_), &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= kl_ + ku_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(kl_ + ku_ + 1, int64), stat, errmsg)
       return
@@ -4585,6 +4637,12 @@ contains
     incy_ = y%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -4633,6 +4691,12 @@ contains
     incy_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -4686,6 +4750,12 @@ contains
     incy_ = y%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -4734,6 +4804,12 @@ contains
     incy_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6351,6 +6427,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6393,6 +6475,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6438,6 +6526,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6480,6 +6574,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6525,6 +6625,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6567,6 +6673,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6612,6 +6724,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6654,6 +6772,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6699,6 +6823,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6741,6 +6871,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6786,6 +6922,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6828,6 +6970,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6873,6 +7021,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6915,6 +7069,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -6960,6 +7120,12 @@ contains
     incx_ = x%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -7002,6 +7168,12 @@ contains
     incx_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -8559,6 +8731,12 @@ contains
     incy_ = y%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -8607,6 +8785,12 @@ contains
     incy_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return
@@ -8660,6 +8844,12 @@ contains
     incy_ = y%inc()
     n_ = A%size(2)
     k_ = A%size(1) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(A%size(1)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (A%size(1) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', A%size(1), int(k_ + 1, int64), stat, errmsg)
       return
@@ -8708,6 +8898,12 @@ contains
     incy_ = 1_int64
     n_ = size(A, 2, kind=int64)
     k_ = size(A, 1, kind=int64) - 1
+    if (k_ < 0) then
+      call cf_raise(me, CF_INVALID_VALUE, 'shape mismatch: argument A has ' // &
+                    cf_itoa(size(A, 1, kind=int64)) // ' rows, fewer than 1', &
+                    stat, errmsg)
+      return
+    end if
     if (size(A, 1, kind=int64) /= k_ + 1) then
       call mismatch(me, 'A', 'rows', size(A, 1, kind=int64), int(k_ + 1, int64), stat, errmsg)
       return

@@ -1041,6 +1041,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. transpose_ok(t, a%shape(), b%shape(), stat, errmsg)) return
     call cf_finish(tr, stranspose(t, a%size(1), a%size(2), opt(alpha, one_r32), a%cptr(), a%ld(), &
@@ -1056,6 +1057,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: s(2)
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     s = shape(a, kind=int64)
     if (.not. transpose_ok(t, s, shape(b, kind=int64), stat, errmsg)) return
@@ -1071,6 +1073,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. transpose_ok(t, a%shape(), b%shape(), stat, errmsg)) return
     call cf_finish(tr, dtranspose(t, a%size(1), a%size(2), opt(alpha, one_r64), a%cptr(), a%ld(), &
@@ -1086,6 +1089,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: s(2)
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     s = shape(a, kind=int64)
     if (.not. transpose_ok(t, s, shape(b, kind=int64), stat, errmsg)) return
@@ -1101,6 +1105,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. transpose_ok(t, a%shape(), b%shape(), stat, errmsg)) return
     call cf_finish(tr, ctranspose(t, a%size(1), a%size(2), opt(alpha, one_c32), a%cptr(), a%ld(), &
@@ -1116,6 +1121,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: s(2)
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     s = shape(a, kind=int64)
     if (.not. transpose_ok(t, s, shape(b, kind=int64), stat, errmsg)) return
@@ -1131,6 +1137,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. transpose_ok(t, a%shape(), b%shape(), stat, errmsg)) return
     call cf_finish(tr, ztranspose(t, a%size(1), a%size(2), opt(alpha, one_c64), a%cptr(), a%ld(), &
@@ -1146,6 +1153,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: s(2)
+    if (cf_bad_option(tr, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     s = shape(a, kind=int64)
     if (.not. transpose_ok(t, s, shape(b, kind=int64), stat, errmsg)) return
@@ -1163,6 +1171,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(a%shape(), stat, errmsg)) return
     call cf_finish(tri, stranspose_inplace(t, a%size(1), opt(alpha, one_r32), a%cptr(), a%ld()), &
@@ -1177,6 +1186,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: n
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(shape(a, kind=int64), stat, errmsg)) return
     if (size(a) == 0) return
@@ -1191,6 +1201,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(a%shape(), stat, errmsg)) return
     call cf_finish(tri, dtranspose_inplace(t, a%size(1), opt(alpha, one_r64), a%cptr(), a%ld()), &
@@ -1205,6 +1216,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: n
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(shape(a, kind=int64), stat, errmsg)) return
     if (size(a) == 0) return
@@ -1219,6 +1231,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(a%shape(), stat, errmsg)) return
     call cf_finish(tri, ctranspose_inplace(t, a%size(1), opt(alpha, one_c32), a%cptr(), a%ld()), &
@@ -1233,6 +1246,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: n
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(shape(a, kind=int64), stat, errmsg)) return
     if (size(a) == 0) return
@@ -1247,6 +1261,7 @@ contains
     integer, intent(out), optional :: stat
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(a%shape(), stat, errmsg)) return
     call cf_finish(tri, ztranspose_inplace(t, a%size(1), opt(alpha, one_c64), a%cptr(), a%ld()), &
@@ -1261,6 +1276,7 @@ contains
     character(len=*), intent(inout), optional :: errmsg
     character(kind=c_char) :: t
     integer(int64) :: n
+    if (cf_bad_option(tri, 'trans', 'NTC', trans, stat, errmsg)) return
     t = cf_opt(trans, 'T')
     if (.not. square(shape(a, kind=int64), stat, errmsg)) return
     if (size(a) == 0) return
