@@ -7,9 +7,12 @@
 #       Writes MANIFEST: every file and link made, and every directory that did not exist before.  An
 #       install over an earlier one keeps the earlier manifest's lines, so that what an older version put
 #       there (libcufort.so.1.0.0 under a 1.1.0, say) still goes at uninstall.
+#       An install that fails part way writes MANIFEST all the same, with what it put there.
 #   install_tree.sh uninstall DESTDIR MANIFEST
 #       Removes the files and links MANIFEST names, then the directories it names that are left empty,
-#       deepest first; a directory that holds something else stays, and is named.
+#       deepest first; a directory that holds something else stays, and is named.  A MANIFEST that
+#       names another path as itself belongs to a tree installed elsewhere and copied or moved here:
+#       its paths are that tree's, so nothing is removed.
 set -euo pipefail
 mode=${1:?usage: install_tree.sh install|uninstall DESTDIR MANIFEST [VERSION]}
 dest=${2-}
@@ -30,11 +33,25 @@ newdirs() {
     mkdir -p "$dest$1"
 }
 
+# MANIFEST from what $entries holds; from the EXIT trap too, so that a failed install can be undone
+write_manifest() {
+    newdirs "$(dirname "$manifest")"
+    echo "file $manifest" >>"$entries"
+    {
+        echo "# cufort ${version:-?} installed these (paths without DESTDIR); make uninstall removes them"
+        awk '!seen[$0]++' "$entries"
+    } >"$dest$manifest.tmp"
+    mv "$dest$manifest.tmp" "$dest$manifest"
+}
+
 case $mode in
 install)
     if [ -f "$dest$manifest" ]; then
         grep -E '^(file|link|dir) ' "$dest$manifest" >>"$entries" || true
     fi
+    trap 'st=$?; if [ $st -ne 0 ]; then write_manifest || true;
+          echo "install: failed; make uninstall removes what $dest$manifest lists" >&2; fi
+          rm -f "$entries"' EXIT
     while read -r kind a b c; do
         case $kind in
         file)
@@ -57,13 +74,7 @@ install)
         *) echo "install: bad list line: $kind $a $b $c" >&2; exit 2 ;;
         esac
     done
-    newdirs "$(dirname "$manifest")"
-    echo "file $manifest" >>"$entries"
-    {
-        echo "# cufort ${version:-?} installed these (paths without DESTDIR); make uninstall removes them"
-        awk '!seen[$0]++' "$entries"
-    } >"$dest$manifest.tmp"
-    mv "$dest$manifest.tmp" "$dest$manifest"
+    write_manifest
     echo "  $manifest"
     echo "installed cufort ${version}; make uninstall removes what $dest$manifest lists"
     ;;
@@ -73,6 +84,12 @@ uninstall)
         exit 1
     fi
     cp "$dest$manifest" "$entries"
+    if ! grep -qxF "file $manifest" "$entries"; then
+        own=$(awk '$1 == "file" && $2 ~ /install_manifest\.txt$/ { print $2; exit }' "$entries")
+        echo "uninstall: $dest$manifest lists the files of a tree installed as ${own:-another path}," \
+             "which was copied or moved here: nothing removed (remove this copy with rm -rf)" >&2
+        exit 1
+    fi
     n=0
     while read -r kind path; do
         case $kind in

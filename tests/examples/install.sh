@@ -16,7 +16,9 @@
 #     gfortran's, libcufort_fortran_flang beside libcufort_fortran, and a `use cufort` program and the
 #     F77 thunking program compiled by flang through pkg-config (cufort-fortran-flang) and through CMake
 #     (cufort::fortran is flang's for a flang project);
-#   - make uninstall leaves nothing behind, and leaves files it did not install where they are.
+#   - make uninstall leaves nothing behind, and leaves files it did not install where they are; it
+#     refuses a copy of an installed tree (whose manifest names the original's files), and undoes an
+#     install that failed part way.
 # Where the tree was not built here (a GPU machine running a carried build without compilers) it
 # skips.  Protocol: "ok ..."/"FAIL ..." lines, then "N passed, M failed".
 set -u
@@ -305,6 +307,33 @@ if [ "$left" = "$want" ]; then
     ok "make uninstall: files it did not install stay, with their directories"
 else
     bad "make uninstall with foreign files: left '$left', want '$want'"
+fi
+
+# a copy of an installed tree: its manifest names the original's files, so uninstall refuses
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory uninstall BUILD="$BUILD" \
+    PREFIX="$moved" DESTDIR= >"$tmp/moved_uninstall.log" 2>&1; then
+    bad "make uninstall of a copied tree ran: $(tail -n2 "$tmp/moved_uninstall.log")"
+elif grep -q "copied or moved here" "$tmp/moved_uninstall.log" && [ -e "$moved/lib/libcufort.so" ] &&
+    [ -e "$tree/lib/libcufort.so" ]; then
+    ok "make uninstall of a copied tree: refused, the copy and the original intact"
+else
+    bad "make uninstall of a copied tree: $(tail -n2 "$tmp/moved_uninstall.log")"
+fi
+
+# an install that fails part way (a file where a directory belongs) can be undone
+mkdir -p "$tmp/stage3$PREFIX" && echo mine >"$tmp/stage3$PREFIX/include"
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory install BUILD="$BUILD" \
+    PREFIX="$PREFIX" DESTDIR="$tmp/stage3" >"$tmp/stage3.install.log" 2>&1; then
+    bad "make install over a file named include succeeded"
+else
+    uninstall "$tmp/stage3"
+    left=$(cd "$tmp/stage3" && find . -mindepth 1 | sort | tr '\n' ' ')
+    want=$(d=".$PREFIX/include"; while [ "$d" != . ]; do echo "$d"; d=$(dirname "$d"); done | sort | tr '\n' ' ')
+    if [ "$left" = "$want" ]; then
+        ok "make uninstall after a failed install: only what was there before is left"
+    else
+        bad "make uninstall after a failed install: left '$left', want '$want'; $(tail -n2 "$tmp/stage3.log")"
+    fi
 fi
 
 finish
