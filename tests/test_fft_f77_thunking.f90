@@ -176,10 +176,11 @@ contains
     integer, parameter :: bad_ranks(4) = [0, -1, 4, 200000000]
     call random_complex(x, size(x))
     tmp = x
-    call dfftw_plan_many_dft(ref, 2, [nx, ny], batch, tmp, [nx, ny], 1, nx * ny, want, [nx, ny], 1, &
-                             nx * ny, FFTW_FORWARD, FFTW_ESTIMATE)
-    call dfftw_execute_dft(ref, tmp, want)
-    call dfftw_destroy_plan(ref)
+    do k = 1, batch   ! FFTW's Fortran interface takes 4-byte INTEGER arrays: scalars only here
+      call dfftw_plan_dft_2d(ref, nx, ny, tmp(:, :, k), want(:, :, k), FFTW_FORWARD, FFTW_ESTIMATE)
+      call dfftw_execute_dft(ref, tmp(:, :, k), want(:, :, k))
+      call dfftw_destroy_plan(ref)
+    end do
     st = cufft_plan_many(plan, 2, [nx, ny], [0], 1, nx * ny, [0], 1, nx * ny, CUFFT_Z2Z, batch)
     call check(st == 0, 'plan_many rank 2, basic layout (inembed = [0])', dble(st))
     st = cufft_exec_z2z(plan, x, y, FFTW_FORWARD)
