@@ -2,7 +2,8 @@
  * arrays (c_wrappers/thunk/l3_engine.c), through the _host entry points, against netlib's z-routines
  * in double complex (zgemm for the kx forms): every precision and side/uplo/trans/diag, odd shapes,
  * ld > rows with gaps that must survive, the triangle of C a rank-k update does not reference kept
- * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0; on the generic path that small calls take
+ * bit for bit, beta = 0 on a NaN-poisoned C, alpha = 0 (with beta = 1 too) on NaN-poisoned A and
+ * B, which reference BLAS then does not read; on the generic path that small calls take
  * and in three plans of the pipelines (one block, many narrow blocks, out of core under a small
  * CUFORT_DEVICE_MEMORY_CAP), on pageable and pinned arrays, from 8 threads at once, and spread over
  * several devices (simulated ones on the host backend).  Error bound: 8 (d+2) eps (|alpha| |A||B| + |beta| |C|), d the inner
@@ -214,6 +215,14 @@ static int run_case(const case_t *c, char *err, size_t errlen)
         put(p, B, x, v);
         B0[x] = get(p, B, x);
     }
+    if (c->alpha == 0)   /* reference BLAS reads neither A nor B then: NaN there must not matter */
+        for (size_t x = 0; x < na + nb; x++) {
+            int ina = x < na, i = (int)(ina ? x % lda : (x - na) % ldb);
+            if (i < (ina ? ar : rk ? ar : c->m)) {
+                put(p, ina ? A : B, ina ? x : x - na, NAN);
+                (ina ? A0 : B0)[ina ? x : x - na] = NAN;
+            }
+        }
     for (int j = 0; j < cols; j++)
         for (int i = 0; i < ldc; i++) {
             size_t x = i + (size_t)j * ldc;
@@ -294,7 +303,8 @@ static const char *const ROUTINES[] = {"trsm", "trmm", "symm", "hemm", "syrk", "
                                        "syr2k", "her2k", "syrkx", "herkx"};
 
 /* Every routine, precision and option on odd shapes, in the current plan mode: one case per
- * combination (counted in *cases), and alpha = 0 / beta = 0 on the middle shape. */
+ * combination (counted in *cases), and alpha = 0 / beta = 0 / both alpha = 0 and beta = 1 on the
+ * middle shape. */
 static void sweep(const char *mode, int pinned_too)
 {
     static const int shapes[][3] = {{1, 1, 1}, {37, 53, 29}, {70, 21, 45}};
@@ -311,12 +321,12 @@ static void sweep(const char *mode, int pinned_too)
                     for (const char *t = transes; *t; t++)
                         for (const char *d = tri ? "NU" : "N"; *d; d++)
                             for (int s = 0; s < 3; s++)
-                                for (int v = 0; v < (s == 1 ? 3 : 1); v++) {
+                                for (int v = 0; v < (s == 1 ? 4 : 1); v++) {
                                     c.side = *side, c.uplo = *uplo, c.trans = *t, c.diag = *d;
                                     c.m = shapes[s][0], c.n = shapes[s][1], c.k = shapes[s][2];
                                     c.pad = s;   /* ld = rows, rows + 1, rows + 2 */
-                                    c.alpha = v == 1 ? 0 : 0.75 - 0.25 * I;
-                                    c.beta = v == 2 ? 0 : -1.25 + 0.5 * I;
+                                    c.alpha = v == 1 || v == 3 ? 0 : 0.75 - 0.25 * I;
+                                    c.beta = v == 2 ? 0 : v == 3 ? 1 : -1.25 + 0.5 * I;
                                     c.pinned = pinned_too && s == 2;
                                     failures += !check_case(&c, mode);
                                     if (failures > 20)

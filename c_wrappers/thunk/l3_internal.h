@@ -87,6 +87,10 @@ int cufort_l3_mirror(const cufort_l3 *c, int64_t n, void *A, int64_t lda);
 int cufort_l3_geam(char p, int64_t m, int64_t n, double complex al, const void *A, int64_t lda,
                    double complex be, void *C, int64_t ldc);
 
+/* 1 when the call is one that reference BLAS finishes without reading A or B (alpha = 0, or a
+ * rank-k update's k = 0), now done on the host arrays (l3_quick.c); else 0 */
+int cufort_l3_quick(const cufort_l3 *c);
+
 /* the pipelines: the device bytes a call needs with blocks of w (l3_engine.c narrows w until the
  * call fits), and the call itself on `buf`, that many bytes of device scratch */
 size_t cufort_l3_panels_need(const cufort_l3 *c, int64_t w);

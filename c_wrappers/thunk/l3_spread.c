@@ -74,7 +74,7 @@ int cufort_thunk_l3(const char *routine, const cufort_l3 *given)
     cufort_l3 call = *given, *c = &call;
     lds_used(c);
     int st = cufort_ensure_init(routine);
-    if (st)
+    if (st || cufort_l3_quick(c))
         return st;
     int left = cufort_l3_left(c->side);
     double m = (double)c->m, n = (double)c->n, k = (double)c->k;
