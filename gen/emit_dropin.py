@@ -106,6 +106,8 @@ def cpu_args(r, v):
     for a in r.args:
         if a.kind == "opt":
             args.append(f"p_{a.name}")
+        elif a.kind == "int" and r.group == "gemm" and a.name == "k":   # see alpha_zero()
+            args.append(f'CPU_INT(&k_read, k_read, "{v.name}")')
         elif a.kind == "int":
             args.append(f'CPU_INT(p_{a.name}, {a.name}, "{v.name}")')
         else:
@@ -134,6 +136,18 @@ def quick(r, v):
     empty = "" if r.result is None else " 0"
     return [f"    if ({r.quick}) {{", "        dropin_end(&call, 0, 0, 0);", f"        return{empty};",
             "    }"]
+
+
+def alpha_zero(r, v):
+    """GEMM on the CPU path: reference BLAS's quick return when alpha or k is 0 and beta is 1, and
+    C = beta C with k = 0 when alpha is 0, for OpenBLAS 0.3.21's small-matrix GEMMs read A and B
+    whatever alpha is (a NaN there reached C; NULL arrays, which reference BLAS allows then,
+    crashed)."""
+    if r.group != "gemm":
+        return []
+    return ["    if ((*alpha == 0 || k == 0) && *beta == 1) {", "        dropin_end(&call, 0, 0, 0);",
+            "        return;", "    }",
+            "    const f77_int k_read = *alpha == 0 ? 0 : *p_k;"]
 
 
 def engine(r, v):
@@ -176,7 +190,7 @@ def forwarder(r, v, index):
     lines.append(f"    const double flops = {flops(r, v)};")
     if on_gpu(r):
         lines += engine(r, v)
-    lines += checks(r, v) + quick(r, v)
+    lines += checks(r, v) + quick(r, v) + alpha_zero(r, v)
     fn = f'(({ftype} *)dropin_cpu(&cpu, "{name}_"))'
     callexpr = f"{fn}({wrap(cpu_args(r, v), ' ' * 8)})"
     if r.result:

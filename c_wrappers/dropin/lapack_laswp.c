@@ -5,11 +5,25 @@
  * other, are shared among OpenMP threads; each column takes the interchanges in LAPACK's order.
  * Loaded first (LD_PRELOAD, or linked before -llapack), these replace the LAPACK's own. */
 #include <omp.h>
+#include <pthread.h>
 
 #include "dropin.h"
 
 /* fewer interchanges than this run on the calling thread alone */
 enum { PARALLEL_SWAPS = 1 << 16 };
+
+/* libgomp's threads do not survive fork(): a child's first parallel region waits for them forever.
+ * A child of a process that has run one, and its children, run the interchanges on one thread. */
+static int team_started, forked_after_team;
+static void child_after_fork(void)
+{
+    if (__atomic_load_n(&team_started, __ATOMIC_RELAXED))
+        __atomic_store_n(&forked_after_team, 1, __ATOMIC_RELAXED);
+}
+__attribute__((constructor)) static void watch_fork(void)
+{
+    pthread_atfork(NULL, NULL, child_after_fork);
+}
 
 typedef struct { uint64_t lo, hi; } pair;
 
@@ -36,9 +50,12 @@ static void laswp(size_t es, const f77_int *p_n, void *a, const f77_int *p_lda, 
     /* LAPACK's order: k1 up to k2 for a positive increment, k2 down to k1 for a negative one */
     int64_t ix0 = inc > 0 ? k1 : k1 + (k1 - k2) * inc, i1 = inc > 0 ? k1 : k2, i2 = inc > 0 ? k2 : k1;
     int64_t step = inc > 0 ? 1 : -1, swaps = (k2 - k1 + 1) * n;
-    int threads = swaps < PARALLEL_SWAPS ? 1 : omp_get_max_threads();
+    int threads = swaps < PARALLEL_SWAPS || __atomic_load_n(&forked_after_team, __ATOMIC_RELAXED)
+                      ? 1 : omp_get_max_threads();
     if ((int64_t)threads > n)
         threads = (int)n;
+    if (threads > 1)
+        __atomic_store_n(&team_started, 1, __ATOMIC_RELAXED);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int64_t j = 0; j < n; j++) {
         switch (es) {

@@ -39,10 +39,13 @@ static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
 static char first_fallback[480];
 
-static int env_on(const char *name)
+/* A switch: 0 or 1 (a larger number reads as 1); unset, empty or anything else (a word such as
+ * "off") keeps `dflt`, the latter said once (env.h). */
+static int env_switch(const char *name, int dflt)
 {
-    const char *v = getenv(name);
-    return v && *v && !(v[0] == '0' && v[1] == 0);
+    int64_t v = dflt;
+    cufort_env_int(name, 0, 1, &v);
+    return v != 0;
 }
 
 /* A malformed value is a mistake worth one line (env.h), not a reason to stop the program. */
@@ -58,14 +61,17 @@ static void read_config(void)
     pthread_mutex_lock(&cfg_lock);
     char force[64], adapt_name[64];
     cfg.threshold = env_number(dropin_this.env_threshold, dropin_this.threshold);
-    cfg.min_dim = dropin_this.env_min_dim
-                      ? (int64_t)env_number(dropin_this.env_min_dim, (double)dropin_this.min_dim)
-                      : 0;
-    cfg.force = env_on(dropin_env_name(force, sizeof force, "FORCE_GPU")) || cfg.threshold == 0;
-    const char *adapt = getenv(dropin_env_name(adapt_name, sizeof adapt_name, "ADAPT"));
-    cfg.adapt = !adapt || !*adapt ? ADAPT_ON_GPU : env_on(adapt_name) ? ADAPT_ALWAYS : ADAPT_OFF;
+    cfg.min_dim = 0;
+    if (dropin_this.env_min_dim) {   /* a number past any dimension (1e30, inf) is no dimension */
+        double d = env_number(dropin_this.env_min_dim, (double)dropin_this.min_dim);
+        cfg.min_dim = d >= 0x1p62 ? ((int64_t)1 << 62) : (int64_t)d;
+    }
+    cfg.force = env_switch(dropin_env_name(force, sizeof force, "FORCE_GPU"), 0) || cfg.threshold == 0;
+    int64_t adapt = -1;   /* unset: on when a GPU is used */
+    cufort_env_int(dropin_env_name(adapt_name, sizeof adapt_name, "ADAPT"), 0, 1, &adapt);
+    cfg.adapt = adapt < 0 ? ADAPT_ON_GPU : adapt ? ADAPT_ALWAYS : ADAPT_OFF;
     pthread_mutex_unlock(&cfg_lock);
-    __atomic_store_n(&dropin_reporting, env_on("CUFORT_REPORT"), __ATOMIC_RELAXED);
+    __atomic_store_n(&dropin_reporting, env_switch("CUFORT_REPORT", 0), __ATOMIC_RELAXED);
 }
 
 static void config(void) { pthread_once(&cfg_once, read_config); }

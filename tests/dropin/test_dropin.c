@@ -172,6 +172,36 @@ static const char *run_dgemm(int m, int n, int k, const char *what)
               "ran on the %s", got_);                                                             \
     } while (0)
 
+/* GEMM with alpha = 0 reads neither A nor B, as in reference BLAS (which lets them be unset):
+ * NaN in them, or NULL, must not reach C, on the CPU path and the engine's; beta = 1 leaves C alone */
+static void test_gemm_alpha_zero(void)
+{
+    enum { N = 12 };
+    double A[N * N], B[N * N], C[N * N], C0[N * N];
+    for (int i = 0; i < N * N; i++)
+        A[i] = B[i] = NAN, C0[i] = ck_randd();
+    static const char *const paths[] = {NULL, "1"};
+    for (int f = 0; f < 2; f++) {
+        set_routing(NULL, NULL, paths[f]);
+        const char *where = f ? "engine" : "cpu";
+        for (int b = 0; b < 3; b++) {
+            double beta = b == 0 ? 0.5 : b == 1 ? 0 : 1;
+            memcpy(C, C0, sizeof C);
+            dgemm_("N", "N", FI(N), FI(N), FI(N), &(double){0}, A, FI(N), B, FI(N), &beta, C, FI(N), 1, 1);
+            int bad = 0;
+            for (int i = 0; i < N * N; i++)
+                bad += !(C[i] == beta * C0[i]);
+            CHECK(bad == 0, ckf("dgemm alpha = 0, beta = %g, NaN in A and B (%s path): C = beta C", beta, where),
+                  "%d elements wrong", bad);
+        }
+        memcpy(C, C0, sizeof C);
+        dgemm_("N", "N", FI(3), FI(3), FI(3), &(double){0}, NULL, FI(3), NULL, FI(3), &(double){1}, C, FI(3), 1, 1);
+        CHECK(!memcmp(C, C0, sizeof C), ckf("dgemm alpha = 0, beta = 1, A and B NULL (%s path): C untouched", where),
+              "C changed");
+    }
+    set_routing(NULL, NULL, NULL);
+}
+
 static void test_routing(void)
 {
     const char *big = on_cuda() ? "engine" : "cpu";    /* the host backend keeps everything */
@@ -191,6 +221,12 @@ static void test_routing(void)
     WHERE(3, 4, 5, "engine", "CUFORT_DROPIN_FORCE_GPU=1 over any threshold");
     set_routing("x12", NULL, NULL);    /* malformed: a warning, then the default */
     WHERE(8, 8, 8, "cpu", "malformed threshold");
+    set_routing(NULL, NULL, "off");    /* a word is no switch: the default (not forced) */
+    WHERE(8, 8, 8, "cpu", "CUFORT_DROPIN_FORCE_GPU=off");
+    set_routing("1", "1e30", NULL);    /* past any dimension: no call is large enough */
+    WHERE(64, 64, 64, "cpu", "CUFORT_GPU_MIN_DIM=1e30");
+    set_routing("1", "inf", NULL);
+    WHERE(64, 64, 64, "cpu", "CUFORT_GPU_MIN_DIM=inf");
 }
 
 /* Near the threshold (within 8x) the drop-in times four calls on each path, the engine first, then
@@ -620,6 +656,7 @@ int main(int argc, char **argv)
           "it is unset");
     test_extras();
     test_routing();
+    test_gemm_alpha_zero();
     test_adaptive();
     test_formulas();
     test_threads();

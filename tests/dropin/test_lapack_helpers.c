@@ -3,7 +3,8 @@
  *   xLASWP   every precision, increments 1, 2, -1 and -2, sub-ranges k1..k2, lda > rows, pivots
  *            drawn at random (some equal to their row), on one thread and on many, against the
  *            reference algorithm written out here from LAPACK's documentation; the rows past
- *            the interchanged ones, and the padding past lda's rows, must stay as they were;
+ *            the interchanged ones, and the padding past lda's rows, must stay as they were; and
+ *            in a fork's child after the parent's were shared among threads;
  *   ILAENV   CUFORT_LAPACK_NB unset: 1024 for xPOTRF and xGETRF, else LAPACK's answer, here 1
  *            ("unblocked"), since no LAPACK is loaded after the library;
  *   PILAENV  CUFORT_PBLAS_NB unset: 1024 in every precision (ScaLAPACK's own would be 32).
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifdef CUFORT_F77_INT64
 typedef int64_t fint;
@@ -98,6 +101,30 @@ int main(void)
                 const int *sh = shapes[s];
                 one(fns[f].name, fns[f].f, fns[f].es, sh[0], sh[1], sh[2], sh[3], sh[4], incs[i]);
             }
+    /* fork() after the columns were shared among threads: the child's own large DLASWP must
+     * finish (libgomp's threads do not survive fork; they made it wait for them forever) and be
+     * right; the child answers in its exit status, 2 for a hang (alarm) */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(20);
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(3);
+        int before = failed;
+        one("dlaswp in a fork's child", dlaswp_, 8, 900, 257, 900, 129, 700, 1);
+        fflush(stdout);
+        _exit(failed != before);
+    }
+    int ws = 0;
+    waitpid(pid, &ws, 0);
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
+        printf("ok dlaswp after fork: the child's finishes, right\n");
+        passed++;
+    } else {
+        printf("FAIL dlaswp after fork: the child %s\n",
+               WIFSIGNALED(ws) ? "hung (killed by its alarm) or crashed" : "computed it wrong");
+        failed++;
+    }
     /* CUFORT_LAPACK_NB unset: the Cholesky and LU factorizations get 1024; the rest LAPACK's own
      * answer, 1 here with no LAPACK */
     struct { const char *name; int want; } q[] = {{"DGETRF", 1024}, {"zpotrf", 1024}, {"SGETRF2", 1},

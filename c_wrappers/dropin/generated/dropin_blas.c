@@ -3109,8 +3109,13 @@ void F77_PLAIN_NAME(sgemm, SGEMM)(const char *p_transa, const char *p_transb, co
         dropin_end(&call, 0, 0, 0);
         return;
     }
+    if ((*alpha == 0 || k == 0) && *beta == 1) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
+    const f77_int k_read = *alpha == 0 ? 0 : *p_k;
     ((sgemm_cpu_fn *)dropin_cpu(&cpu, "sgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "sgemm"), CPU_INT(p_n, n, "sgemm"),
-        CPU_INT(p_k, k, "sgemm"), alpha, A, CPU_INT(p_lda, lda, "sgemm"), B,
+        CPU_INT(&k_read, k_read, "sgemm"), alpha, A, CPU_INT(p_lda, lda, "sgemm"), B,
         CPU_INT(p_ldb, ldb, "sgemm"), beta, C, CPU_INT(p_ldc, ldc, "sgemm"), transa_len, transb_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -3157,8 +3162,13 @@ void F77_PLAIN_NAME(dgemm, DGEMM)(const char *p_transa, const char *p_transb, co
         dropin_end(&call, 0, 0, 0);
         return;
     }
+    if ((*alpha == 0 || k == 0) && *beta == 1) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
+    const f77_int k_read = *alpha == 0 ? 0 : *p_k;
     ((dgemm_cpu_fn *)dropin_cpu(&cpu, "dgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "dgemm"), CPU_INT(p_n, n, "dgemm"),
-        CPU_INT(p_k, k, "dgemm"), alpha, A, CPU_INT(p_lda, lda, "dgemm"), B,
+        CPU_INT(&k_read, k_read, "dgemm"), alpha, A, CPU_INT(p_lda, lda, "dgemm"), B,
         CPU_INT(p_ldb, ldb, "dgemm"), beta, C, CPU_INT(p_ldc, ldc, "dgemm"), transa_len, transb_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -3205,8 +3215,13 @@ void F77_PLAIN_NAME(cgemm, CGEMM)(const char *p_transa, const char *p_transb, co
         dropin_end(&call, 0, 0, 0);
         return;
     }
+    if ((*alpha == 0 || k == 0) && *beta == 1) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
+    const f77_int k_read = *alpha == 0 ? 0 : *p_k;
     ((cgemm_cpu_fn *)dropin_cpu(&cpu, "cgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "cgemm"), CPU_INT(p_n, n, "cgemm"),
-        CPU_INT(p_k, k, "cgemm"), alpha, A, CPU_INT(p_lda, lda, "cgemm"), B,
+        CPU_INT(&k_read, k_read, "cgemm"), alpha, A, CPU_INT(p_lda, lda, "cgemm"), B,
         CPU_INT(p_ldb, ldb, "cgemm"), beta, C, CPU_INT(p_ldc, ldc, "cgemm"), transa_len, transb_len);
     dropin_end(&call, 0, flops, 0);
 }
@@ -3253,8 +3268,13 @@ void F77_PLAIN_NAME(zgemm, ZGEMM)(const char *p_transa, const char *p_transb, co
         dropin_end(&call, 0, 0, 0);
         return;
     }
+    if ((*alpha == 0 || k == 0) && *beta == 1) {
+        dropin_end(&call, 0, 0, 0);
+        return;
+    }
+    const f77_int k_read = *alpha == 0 ? 0 : *p_k;
     ((zgemm_cpu_fn *)dropin_cpu(&cpu, "zgemm_"))(p_transa, p_transb, CPU_INT(p_m, m, "zgemm"), CPU_INT(p_n, n, "zgemm"),
-        CPU_INT(p_k, k, "zgemm"), alpha, A, CPU_INT(p_lda, lda, "zgemm"), B,
+        CPU_INT(&k_read, k_read, "zgemm"), alpha, A, CPU_INT(p_lda, lda, "zgemm"), B,
         CPU_INT(p_ldb, ldb, "zgemm"), beta, C, CPU_INT(p_ldc, ldc, "zgemm"), transa_len, transb_len);
     dropin_end(&call, 0, flops, 0);
 }
