@@ -8,16 +8,14 @@
 
 #include "l3_internal.h"
 
-/* C(i, j) of n columns with leading dimension ld, for i in rows(j): beta * C, or 0 when beta = 0;
- * on the diagonal of a Hermitian form beta * Re C */
-#define SCALE(T, c, rows_of_j)                                                                     \
+/* C(i, j) for j < ncols, i in C (a rank-k update: its triangle): beta * C, or 0 when zero; on the diagonal
+ * of a Hermitian form beta * Re C */
+#define SCALE(T)                                                                                   \
     do {                                                                                           \
-        T *C_ = (T *)(c)->C;                                                                       \
-        for (int64_t j = 0; j < ncols; j++) {                                                      \
-            int64_t i0, i1;                                                                        \
-            rows_of_j;                                                                             \
-            for (int64_t i = i0; i < i1; i++) {                                                    \
-                T *e = C_ + i + j * (c)->ldc;                                                      \
+        T *C_ = (T *)c->C;                                                                         \
+        for (int64_t j = 0; j < ncols; j++)                                                        \
+            for (int64_t i = lower ? j : 0; i < (upper ? j + 1 : nrows); i++) {                    \
+                T *e = C_ + i + j * c->ldc;                                                        \
                 if (zero)                                                                          \
                     *e = 0;                                                                        \
                 else if (herm && i == j)                                                           \
@@ -25,7 +23,6 @@
                 else                                                                               \
                     *e = (T)(beta * *e);                                                           \
             }                                                                                      \
-        }                                                                                          \
     } while (0)
 
 int cufort_l3_quick(const cufort_l3 *c)
@@ -42,29 +39,15 @@ int cufort_l3_quick(const cufort_l3 *c)
         return 0;
     if (!tri && c->beta == 1)
         return 1;
-    int zero = tri || c->beta == 0, upper = cufort_l3_upper(c->uplo);
+    /* a rank-k update's C: its triangle only */
+    int zero = tri || c->beta == 0, upper = rank_k && cufort_l3_upper(c->uplo);
+    int lower = rank_k && !upper;
     double complex beta = c->beta;
-    if (rank_k && upper) {
-        switch (c->prec) {
-        case 's': SCALE(float, c, (i0 = 0, i1 = j + 1)); break;
-        case 'd': SCALE(double, c, (i0 = 0, i1 = j + 1)); break;
-        case 'c': SCALE(float complex, c, (i0 = 0, i1 = j + 1)); break;
-        default: SCALE(double complex, c, (i0 = 0, i1 = j + 1));
-        }
-    } else if (rank_k) {
-        switch (c->prec) {
-        case 's': SCALE(float, c, (i0 = j, i1 = nrows)); break;
-        case 'd': SCALE(double, c, (i0 = j, i1 = nrows)); break;
-        case 'c': SCALE(float complex, c, (i0 = j, i1 = nrows)); break;
-        default: SCALE(double complex, c, (i0 = j, i1 = nrows));
-        }
-    } else {
-        switch (c->prec) {
-        case 's': SCALE(float, c, (i0 = 0, i1 = nrows)); break;
-        case 'd': SCALE(double, c, (i0 = 0, i1 = nrows)); break;
-        case 'c': SCALE(float complex, c, (i0 = 0, i1 = nrows)); break;
-        default: SCALE(double complex, c, (i0 = 0, i1 = nrows));
-        }
+    switch (c->prec) {
+    case 's': SCALE(float); break;
+    case 'd': SCALE(double); break;
+    case 'c': SCALE(float complex); break;
+    default: SCALE(double complex);
     }
     return 1;
 }
