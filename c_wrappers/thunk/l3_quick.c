@@ -8,8 +8,8 @@
 
 #include "l3_internal.h"
 
-/* C(i, j) for j < ncols, i in C (a rank-k update: its triangle): beta * C, or 0 when zero; on the diagonal
- * of a Hermitian form beta * Re C */
+/* every C(i, j) of C (a rank-k update's: its triangle) set to beta * C, or 0 when zero; on the
+ * diagonal of a Hermitian form to beta * Re C */
 #define SCALE(T)                                                                                   \
     do {                                                                                           \
         T *C_ = (T *)c->C;                                                                         \
