@@ -1144,7 +1144,9 @@ def parse(expr):
 
 def solve(r):
     """Plan for the dimension arguments: [("req", dim)] or [("set", dim, [(cond, comp, formula)])],
-    cond None or (fn, opt, branch_true); formula a function of the actual extent's code."""
+    cond None or (fn, opt, branch_true); formula a function of the actual extent's code.  A dimension
+    that is an extent less other terms carries a fourth element, those terms as text: an extent
+    smaller than them is the caller's error, which names them."""
     comps, derived = components(r)
     dims = [a.name for a in r.args if a.kind == "int" and a.name not in derived]
     known, plan = set(), []
