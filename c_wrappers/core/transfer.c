@@ -22,12 +22,6 @@ static int d2d_through(const char *fn, int64_t rows, int64_t cols, int64_t es, c
     return cufort_in(fn, st);
 }
 
-static int overlap(const void *a, int64_t abytes, const void *b, int64_t bbytes)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return x < y + (uintptr_t)bbytes && y < x + (uintptr_t)abytes;
-}
-
 static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t cols, int64_t es,
                 const void *src, int64_t sld, void *dst, int64_t dld, cufort_stream stream,
                 int async)
@@ -66,8 +60,8 @@ static int move(const char *fn, cufort_copy_kind kind, int64_t rows, int64_t col
     } else if (!dst) {
         return cufort_null_arg(fn, "the host destination");
     }
-    if (kind == CUFORT_D2D && overlap(src, cufort_extent_mat(rows, cols, sld) * es, dst,
-                                      cufort_extent_mat(rows, cols, dld) * es)) {
+    if (kind == CUFORT_D2D && cufort_overlap(cufort_layout_mat(src, rows, cols, sld, (size_t)es),
+                                             cufort_layout_mat(dst, rows, cols, dld, (size_t)es))) {
         if (src == dst && sld == dld)
             return CUFORT_SUCCESS;
         return d2d_through(fn, rows, cols, es, src, sld, dst, dld, stream);
