@@ -189,7 +189,7 @@ static int whole(const char *routine, const cufort_l3 *c)
     if (st)
         return st;
     int iA = cufort_thunk_matrix(&t, c->A, ar, ac, c->lda, es, CUFORT_IN);
-    int iB = tri || c->op == CUFORT_L3_SYRK || c->op == CUFORT_L3_HERK
+    int iB = !cufort_l3_needs_b(c)
                  ? -1 : cufort_thunk_matrix(&t, c->B, rank_k ? ar : c->m, rank_k ? ac : c->n, c->ldb, es, CUFORT_IN);
     int iC = cufort_thunk_matrix(&t, c->C, cr, c->n, c->ldc, es, CUFORT_INOUT);
     st = cufort_thunk_stage_in(&t);
@@ -260,9 +260,8 @@ int cufort_l3_one_device(const char *routine, const cufort_l3 *c)
     int64_t rows = rank_k ? c->n : c->m, cols = c->n, order = rank_k ? c->n : left ? c->m : c->n;
     if (rows <= 0 || cols <= 0)
         return CUFORT_SUCCESS;
-    int64_t inner = rank_k ? c->k : order;   /* A (and a rank-k B) are empty when k = 0 */
-    int needs_b = !tri && c->op != CUFORT_L3_SYRK && c->op != CUFORT_L3_HERK;
-    if (!c->C || (inner > 0 && (!c->A || (needs_b && !c->B))))
+    int needs_b = cufort_l3_needs_b(c);
+    if (cufort_l3_null_array(c))
         return cufort_null_arg(routine, "a host array");
     /* the bytes of every operand (a rank-k update with a small C but a long k is pipelined too,
      * rather than staged whole) */

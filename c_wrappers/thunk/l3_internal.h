@@ -119,6 +119,19 @@ static inline int64_t cufort_l3_max(int64_t a, int64_t b) { return a > b ? a : b
 static inline size_t cufort_l3_round(size_t bytes) { return (bytes + 255) / 256 * 256; }
 static inline int cufort_l3_upper(char c) { return c == 'U' || c == 'u'; }
 static inline int cufort_l3_left(char c) { return c == 'L' || c == 'l'; }
+/* B is an input of its own (TRSM and TRMM take B as C; SYRK and HERK have none) */
+static inline int cufort_l3_needs_b(const cufort_l3 *c)
+{
+    return c->op != CUFORT_L3_TRSM && c->op != CUFORT_L3_TRMM && c->op != CUFORT_L3_SYRK &&
+           c->op != CUFORT_L3_HERK;
+}
+/* a host array the call has elements of is NULL: C, or A (and B) when the inner dimension (a rank-k
+ * update's k, else the triangle's order) is not 0 */
+static inline int cufort_l3_null_array(const cufort_l3 *c)
+{
+    int64_t inner = c->op >= CUFORT_L3_SYRK ? c->k : cufort_l3_left(c->side) ? c->m : c->n;
+    return !c->C || (inner > 0 && (!c->A || (cufort_l3_needs_b(c) && !c->B)));
+}
 /* element (r, col) of a column-major array p with leading dimension ld, in the call's precision */
 static inline const char *cufort_l3_at(const cufort_l3 *c, const void *p, int64_t ld, int64_t r,
                                        int64_t col)

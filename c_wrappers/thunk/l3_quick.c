@@ -30,12 +30,10 @@ int cufort_l3_quick(const cufort_l3 *c)
     int rank_k = c->op >= CUFORT_L3_SYRK, tri = c->op == CUFORT_L3_TRSM || c->op == CUFORT_L3_TRMM;
     int herm = c->op == CUFORT_L3_HERK || c->op == CUFORT_L3_HER2K || c->op == CUFORT_L3_HERKX;
     int64_t nrows = rank_k ? c->n : c->m, ncols = c->n;
-    if (!(c->alpha == 0 || (rank_k && c->k == 0)) || nrows <= 0 || ncols <= 0 || !c->C)
+    if (!(c->alpha == 0 || (rank_k && c->k == 0)) || nrows <= 0 || ncols <= 0)
         return 0;
     /* a NULL array the call would read were alpha not 0 is still the C ABI's error (l3_engine.c) */
-    int64_t inner = rank_k ? c->k : cufort_l3_left(c->side) ? c->m : c->n;
-    int needs_b = !tri && c->op != CUFORT_L3_SYRK && c->op != CUFORT_L3_HERK;
-    if (inner > 0 && (!c->A || (needs_b && !c->B)))
+    if (cufort_l3_null_array(c))
         return 0;
     if (!tri && c->beta == 1)
         return 1;
