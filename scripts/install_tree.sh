@@ -85,7 +85,8 @@ uninstall)
     fi
     cp "$dest$manifest" "$entries"
     if ! grep -qxF "file $manifest" "$entries"; then
-        own=$(awk '$1 == "file" && $2 ~ /install_manifest\.txt$/ { print $2; exit }' "$entries")
+        own=$(awk -v name="/${manifest##*/}" '$1 == "file" && substr($2, length($2) - length(name) + 1) == name {
+                  print $2; exit }' "$entries")
         echo "uninstall: $dest$manifest lists the files of a tree installed as ${own:-another path}," \
              "which was copied or moved here: nothing removed (remove this copy with rm -rf)" >&2
         exit 1
