@@ -3,6 +3,7 @@
 ! against FFTW3 called through its own Fortran interface, which takes Fortran order too, on
 ! non-square 2-D and 3-D arrays, plus a real-to-complex transform, a normalised round trip, and
 ! cufft_plan_many in the basic layout (a one-element inembed of 0) and with ranks outside 1..3.
+! In an INTEGER*8 build, a type or direction that no C int holds is refused, not cut to its low bits.
 program test_fft_f77_thunking
   implicit none
   include 'fftw3.f'
@@ -23,6 +24,7 @@ program test_fft_f77_thunking
   call round_trip(300, 4)
   call wrong_type()
   call plan_many(6, 5, 3)
+  call wide_values()
   st = cublas_shutdown()   ! returns every device allocation: a clean leak check
   write(*, '(i0, a, i0, a)') passed, ' passed, ', failed, ' failed'
   if (failed > 0) error stop 1
@@ -194,6 +196,36 @@ contains
       call check(st == 7 .and. plan == 0, 'plan_many refuses a rank outside 1..3 (status 7, plan 0)', &
                  dble(bad_ranks(k)))
     end do
+  end subroutine
+
+  ! 2**32 plus a valid value: its low 32 bits name a real type or direction.
+  subroutine wide_values()
+    complex(8) :: x(6, 5, 4)
+    integer(8) :: plan, wide
+    integer :: big, st
+    if (bit_size(big) /= 64) return   ! a default INTEGER cannot hold such a value
+    wide = ishft(1_8, 32)
+    big = int(wide + CUFFT_Z2Z, kind(big))
+    plan = 12345
+    st = cufft_plan1d(plan, 6, big, 1)
+    call check(st == 7 .and. plan == 0, 'plan1d refuses type 2**32 + Z2Z (status 7, plan 0)', dble(st))
+    plan = 12345
+    st = cufft_plan2d(plan, 6, 5, big)
+    call check(st == 7 .and. plan == 0, 'plan2d refuses type 2**32 + Z2Z', dble(st))
+    plan = 12345
+    st = cufft_plan3d(plan, 6, 5, 4, big)
+    call check(st == 7 .and. plan == 0, 'plan3d refuses type 2**32 + Z2Z', dble(st))
+    plan = 12345
+    st = cufft_plan_many(plan, 2, [6, 5], [0], 1, 30, [0], 1, 30, big, 4)
+    call check(st == 7 .and. plan == 0, 'plan_many refuses type 2**32 + Z2Z', dble(st))
+    st = cufft_plan3d(plan, 6, 5, 4, CUFFT_Z2Z)
+    x = (1.0, 0.5)
+    st = cufft_exec_z2z(plan, x, x, int(wide + FFTW_FORWARD, kind(big)))
+    call check(st == 7 .and. all(x == (1.0, 0.5)), &
+               'exec_z2z refuses direction 2**32 + FORWARD and leaves the data alone', dble(st))
+    st = cufft_exec_z2z(plan, x, x, FFTW_FORWARD)
+    call check(st == 0 .and. any(x /= (1.0, 0.5)), 'the plan still runs with FORWARD', dble(st))
+    st = cufft_destroy(plan)
   end subroutine
 
 end program test_fft_f77_thunking

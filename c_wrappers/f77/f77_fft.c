@@ -9,9 +9,12 @@ f77_int F77_NAME(cufft_plan1d, CUFFT_PLAN1D)(int64_t *plan, const f77_int *nx, c
                                              const f77_int *batch)
 {
     cufort_fft_plan p = NULL;
+    int t = 0;
     int st = cufort_f77_fft_start("cufft_plan1d");
     if (!st)
-        st = cufort_fft_plan_1d(&p, *type, *nx, *batch);
+        st = cufort_f77_fft_int(*type, &t, "cufft_plan1d", "type");
+    if (!st)
+        st = cufort_fft_plan_1d(&p, t, *nx, *batch);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
@@ -20,9 +23,12 @@ f77_int F77_NAME(cufft_plan2d, CUFFT_PLAN2D)(int64_t *plan, const f77_int *nx, c
                                              const f77_int *type)
 {
     cufort_fft_plan p = NULL;
+    int t = 0;
     int st = cufort_f77_fft_start("cufft_plan2d");
     if (!st)
-        st = cufort_fft_plan_2d(&p, *type, *ny, *nx);
+        st = cufort_f77_fft_int(*type, &t, "cufft_plan2d", "type");
+    if (!st)
+        st = cufort_fft_plan_2d(&p, t, *ny, *nx);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
@@ -31,9 +37,12 @@ f77_int F77_NAME(cufft_plan3d, CUFFT_PLAN3D)(int64_t *plan, const f77_int *nx, c
                                              const f77_int *nz, const f77_int *type)
 {
     cufort_fft_plan p = NULL;
+    int t = 0;
     int st = cufort_f77_fft_start("cufft_plan3d");
     if (!st)
-        st = cufort_fft_plan_3d(&p, *type, *nz, *ny, *nx);
+        st = cufort_f77_fft_int(*type, &t, "cufft_plan3d", "type");
+    if (!st)
+        st = cufort_fft_plan_3d(&p, t, *nz, *ny, *nx);
     *plan = (int64_t)(intptr_t)p;
     return st;
 }
@@ -64,7 +73,11 @@ f77_int F77_NAME(cufft_plan_many, CUFFT_PLAN_MANY)(int64_t *plan, const f77_int 
             co[i] = onembed[r - 1 - i];
         }
     }
-    st = cufort_fft_plan_many(&p, *type, (int)r, cn, *batch, basic ? NULL : ci, *istride, *idist,
+    int t = 0;
+    st = cufort_f77_fft_int(*type, &t, "cufft_plan_many", "type");
+    if (st)
+        return st;
+    st = cufort_fft_plan_many(&p, t, (int)r, cn, *batch, basic ? NULL : ci, *istride, *idist,
                               basic ? NULL : co, *ostride, *odist);
     *plan = (int64_t)(intptr_t)p;
     return st;
@@ -85,5 +98,5 @@ f77_int F77_NAME(cufft_set_stream, CUFFT_SET_STREAM)(const int64_t *plan, const 
 f77_int F77_NAME(cufft_set_normalize, CUFFT_SET_NORMALIZE)(const int64_t *plan, const f77_int *on)
 {
     int st = cufort_f77_fft_start("cufft_set_normalize");
-    return st ? st : cufort_fft_set_normalize(cufort_f77_plan(*plan), *on);
+    return st ? st : cufort_fft_set_normalize(cufort_f77_plan(*plan), *on != 0);
 }

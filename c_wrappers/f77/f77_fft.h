@@ -18,16 +18,22 @@ int cufort_f77_fft_start(const char *name);
 /* The typed legacy names (cufft_exec_c2c, ...) refuse a plan of another type. */
 int cufort_f77_fft_type_is(int64_t plan, int type, const char *name);
 
+/* A type or direction as the C ABI's int; one that no int holds is an error naming WHAT. */
+int cufort_f77_fft_int(f77_int value, int *out, const char *name, const char *what);
+
 /* One typed execute name of a flavour: IN_T/OUT_T are the Fortran argument types of idata/odata,
  * PTR(arg) the pointer they stand for, EXEC the C ABI call; DIR_PARAM/DIR the direction argument
  * (real-to-complex names run forward and complex-to-real inverse, and take none). */
 #define CUFORT_F77_FFT_EXEC(lower, UPPER, type, IN_T, OUT_T, PTR, EXEC, DIR_PARAM, DIR)           \
     f77_int F77_NAME(lower, UPPER)(const int64_t *plan, IN_T idata, OUT_T odata DIR_PARAM)         \
     {                                                                                              \
+        int dir = 0;                                                                               \
         int st = cufort_f77_fft_start(#lower);                                                     \
         if (!st)                                                                                   \
+            st = cufort_f77_fft_int(DIR, &dir, #lower, "direction");                               \
+        if (!st)                                                                                   \
             st = cufort_f77_fft_type_is(*plan, type, #lower);                                      \
-        return st ? st : EXEC(cufort_f77_plan(*plan), PTR(idata), PTR(odata), DIR);                \
+        return st ? st : EXEC(cufort_f77_plan(*plan), PTR(idata), PTR(odata), dir);                \
     }
 
 #define CUFORT_F77_DIRECTION , const f77_int *direction
