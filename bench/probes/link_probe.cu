@@ -18,11 +18,17 @@
  *   stores    One GPU.  32 MiB packed in 8 MiB groups with ordinary stores, `rep movsb`, or
  *             streaming stores 16 (the library's), 32 or 64 bytes wide; packed alone, and packed
  *             with each group's DMA queued as it is packed.
+ *   gemmout   One GPU.  A GEMM's C leaving the GPU: cuBLAS writing C straight into a pinned slot
+ *             through its mapping (beta = 0), against the GEMM into device memory and a DMA down,
+ *             for SGEMM and DGEMM n = 2048 and 4096, C whole, in halves and in quarters of its
+ *             columns (each part's GEMM then its move); also beside a 16 MiB DMA up.  Reports the
+ *             whole and the last part, which is the tail a staged call waits for after its last
+ *             upload.
  *   gpus      1..N GPUs at once, each moving 512 MiB between a pinned buffer of its own and its
  *             memory by DMA: up, down, and both at once.  The aggregate is what the host's memory
  *             gives the DMA engines, the ceiling of a GEMM spread over the GPUs on pinned arrays.
  * Medians of REPS after a warm-up, wall clock to the last stream's end.
- * Usage: link_probe [fresh|down|gpus|all|mixed|stores] ("all": the first three) */
+ * Usage: link_probe [fresh|down|gpus|all|mixed|stores|gemmout] ("all": the first three) */
 #include <cpuid.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -512,6 +518,90 @@ static void stores(void)
     free(junk);
 }
 
+static cublasStatus_t gemm_part(cublasHandle_t h, int dbl, int n, int w, const void *A, const void *B,
+                                void *C)
+{
+    const double one = 1, zero = 0;
+    const float fone = 1, fzero = 0;
+    if (dbl)
+        return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, w, n, &one, (const double *)A, n,
+                           (const double *)B, n, &zero, (double *)C, n);
+    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, w, n, &fone, (const float *)A, n,
+                       (const float *)B, n, &fzero, (float *)C, n);
+}
+
+static void gemmout(void)
+{
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "cublasCreate failed\n"); exit(1); }
+    cudaStream_t s, up;
+    CK(cudaStreamCreate(&s));
+    CK(cudaStreamCreate(&up));
+    cublasSetStream(h, s);
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int n = 2048; n <= 4096; n *= 2) {
+            size_t es = dbl ? 8 : 4, bytes = (size_t)n * n * es;
+            char *A, *B, *C, *Cup, *host, *host2, *hup;
+            CK(cudaMalloc(&A, bytes));
+            CK(cudaMalloc(&B, bytes));
+            CK(cudaMalloc(&C, bytes));
+            CK(cudaMalloc(&Cup, bytes));
+            CK(cudaHostAlloc(&host, bytes, 0));
+            CK(cudaHostAlloc(&host2, bytes, 0));
+            CK(cudaHostAlloc(&hup, bytes, 0));
+            for (size_t i = 0; i < bytes / es; i++) {   /* small integers: both movers' C exact */
+                if (dbl) ((double *)hup)[i] = (double)(i % 7) - 3;
+                else ((float *)hup)[i] = (float)(i % 5) - 2;
+            }
+            CK(cudaMemcpy(A, hup, bytes, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(B, hup, bytes, cudaMemcpyHostToDevice));
+            for (int parts = 1; parts <= 4; parts *= 2)
+                for (int beside = 0; beside < 2; beside++)
+                    for (int direct = 0; direct < 2; direct++) {
+                        double t[REPS], tail[REPS];
+                        char *out = direct ? host2 : host;
+                        size_t w = (size_t)n / parts, part = w * n * es;
+                        for (int r = -1; r < REPS; r++) {
+                            memset(out, 0xff, bytes);   /* the slot's lines in the caches, as a ring leaves them */
+                            CK(cudaDeviceSynchronize());
+                            double t0 = bench_now(), tl = t0;
+                            if (beside)
+                                CK(cudaMemcpyAsync(Cup, hup, 16 * MIB, cudaMemcpyHostToDevice, up));
+                            for (int p = 0; p < parts; p++) {
+                                if (p == parts - 1) {
+                                    CK(cudaStreamSynchronize(s));
+                                    tl = bench_now();
+                                }
+                                size_t at = p * part;
+                                if (gemm_part(h, dbl, n, (int)w, A, B + at, (direct ? out : C) + at)
+                                    != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "gemm failed\n"); exit(1); }
+                                if (!direct)
+                                    CK(cudaMemcpyAsync(out + at, C + at, part, cudaMemcpyDeviceToHost, s));
+                            }
+                            CK(cudaDeviceSynchronize());
+                            double t1 = bench_now();
+                            if (r >= 0) {
+                                t[r] = t1 - t0;
+                                tail[r] = t1 - tl;
+                            }
+                        }
+                        char what[120];
+                        snprintf(what, sizeof what, "%cGEMM n = %d, %d part(s)%s, %s, last part %.3f ms",
+                                 dbl ? 'D' : 'S', n, parts, beside ? " beside 16 MiB up" : "",
+                                 direct ? "GEMM into the slot" : "GEMM, then DMA  ",
+                                 1e3 * bench_median(tail, REPS));
+                        report(what, t, REPS, bytes);
+                    }
+            printf("%cGEMM n = %d: C from both movers %s\n", dbl ? 'D' : 'S', n,
+                   memcmp(host, host2, bytes) ? "DIFFERS" : "equal");
+            CK(cudaFree(A)); CK(cudaFree(B)); CK(cudaFree(C)); CK(cudaFree(Cup));
+            CK(cudaFreeHost(host)); CK(cudaFreeHost(host2)); CK(cudaFreeHost(hup));
+        }
+    cublasDestroy(h);
+    CK(cudaStreamDestroy(s));
+    CK(cudaStreamDestroy(up));
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -522,6 +612,7 @@ int main(int argc, char **argv)
     if (!strcmp(what, "down") || !strcmp(what, "all")) down();
     if (!strcmp(what, "mixed")) mixed();
     if (!strcmp(what, "stores")) stores();
+    if (!strcmp(what, "gemmout")) gemmout();
     if (!strcmp(what, "gpus") || !strcmp(what, "all")) gpus();
     return 0;
 }
