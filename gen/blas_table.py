@@ -156,9 +156,10 @@ def _rot_variants():
 # Level 1 -------------------------------------------------------------------------------------------------
 VX = Vec("x", "in", "n", "incx")
 L1 = [
+    # amax: the host backend's own loop, reference BLAS's NaN rule (c_wrappers/host/host_blas_extra.c)
     Routine("amax", 1, [Variant("isamax", "s"), Variant("idamax", "d"), Variant("icamax", "c"),
                         Variant("izamax", "z")],
-            [N1(), VX, Inc("incx")], result="I", quick="n <= 0 || incx <= 0",
+            [N1(), VX, Inc("incx")], result="I", quick="n <= 0 || incx <= 0", cpu="blas+c",
             doc="index of the first element of largest |re|+|im|"),
     Routine("amin", 1, [Variant("isamin", "s"), Variant("idamin", "d"), Variant("icamin", "c"),
                         Variant("izamin", "z")],

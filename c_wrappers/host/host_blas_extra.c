@@ -1,6 +1,6 @@
 /* host_blas_extra.c — the host backend's BLAS that the CPU BLAS lacks: i?amin, crot/zrot with a
- * complex sine, complex symmetric symv/syr/syr2, the complex dot products (which some OpenBLAS
- * builds read outside of), and the cuBLAS extensions gemm3m, syrkx, herkx,
+ * complex sine, complex symmetric symv/syr/syr2, i?amax and the complex dot products (which the
+ * CPU BLAS has, but gets wrong), and the cuBLAS extensions gemm3m, syrkx, herkx,
  * gemm_strided_batched, geam, dgmm.
  *
  * One body per routine, written once over the element type T (real type R) and instantiated per
@@ -35,19 +35,24 @@ static inline double abs1_z(cufort_cdouble v) { return fabs(creal(v)) + fabs(cim
 #define OPEL(nt, cj, M, ld, i, j)                                                                  \
     ((nt) ? (M)[(i) + (j) * (ld)] : (cj) ? CJ((M)[(j) + (i) * (ld)]) : (M)[(j) + (i) * (ld)])
 
-/* ---- i?amin: first element of smallest |re| + |im|, 0-based (n > 0, incx > 0 here) ---------- */
-#define AMIN(p, T, R)                                                                              \
-    int cufort_host_i##p##amin(int64_t n, const T *x, int64_t incx, int64_t *result)               \
+/* ---- i?amax, i?amin: first element of largest (smallest) |re| + |im|, 0-based (n > 0, incx > 0
+ * here).  Reference BLAS's loop: an element that compares false (NaN) never replaces the one held,
+ * so a NaN counts only in first place.  i?amax is not the CPU BLAS's: OpenBLAS's kernels return a
+ * NaN's index or not depending on the increment, so the same vector gave two answers. -------- */
+#define IAMAXMIN(p, T, R, name, BETTER)                                                            \
+    int cufort_host_i##p##name(int64_t n, const T *x, int64_t incx, int64_t *result)               \
     {                                                                                              \
         int64_t best = n > 0 ? 0 : -1;                                                             \
-        R least = n > 0 ? ABS1(x[0]) : 0;                                                          \
+        R held = n > 0 ? ABS1(x[0]) : 0;                                                           \
         for (int64_t i = 1; i < n; i++) {                                                          \
             R v = ABS1(x[i * incx]);                                                               \
-            if (v < least) least = v, best = i;                                                    \
+            if (v BETTER held) held = v, best = i;                                                 \
         }                                                                                          \
         *result = best;                                                                            \
         return CUFORT_SUCCESS;                                                                     \
     }
+#define AMAX(p, T, R) IAMAXMIN(p, T, R, amax, >)
+#define AMIN(p, T, R) IAMAXMIN(p, T, R, amin, <)
 
 /* ---- syrkx / herkx: C = alpha*op(A)*op(B)^T (herm: ^H) + beta*C on one triangle, laid out as
  * reference xSYRK/xHERK; herm also makes the diagonal real, as xHERK does. --------------------- */
@@ -249,6 +254,7 @@ static inline double abs1_z(cufort_cdouble v) { return fabs(creal(v)) + fabs(cim
 #define FOR_CZ(X) X(c, cufort_cfloat, float) X(z, cufort_cdouble, double)
 #define FOR_SDCZ(X) X(s, float, float) X(d, double, double) FOR_CZ(X)
 
+FOR_SDCZ(AMAX)
 FOR_SDCZ(AMIN)
 FOR_SDCZ(SYRKX)
 FOR_SDCZ(GEMM_BATCH)
