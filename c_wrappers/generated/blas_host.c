@@ -430,54 +430,6 @@ int cufort_host_zdrot(int64_t n, cufort_cdouble *x, int64_t incx, cufort_cdouble
     return CUFORT_SUCCESS;
 }
 
-typedef void (*srotg_fn)(float *, float *, float *, float *);
-
-int cufort_host_srotg(float *a, float *b, float *c, float *s)
-{
-    static void *slot;
-    srotg_fn f;
-    int st = cufort_cpu_blas_symbol("srotg_", &slot, (void **)&f);
-    if (st) return st;
-    f(a, b, c, s);
-    return CUFORT_SUCCESS;
-}
-
-typedef void (*drotg_fn)(double *, double *, double *, double *);
-
-int cufort_host_drotg(double *a, double *b, double *c, double *s)
-{
-    static void *slot;
-    drotg_fn f;
-    int st = cufort_cpu_blas_symbol("drotg_", &slot, (void **)&f);
-    if (st) return st;
-    f(a, b, c, s);
-    return CUFORT_SUCCESS;
-}
-
-typedef void (*crotg_fn)(cufort_cfloat *, cufort_cfloat *, float *, cufort_cfloat *);
-
-int cufort_host_crotg(cufort_cfloat *a, cufort_cfloat *b, float *c, cufort_cfloat *s)
-{
-    static void *slot;
-    crotg_fn f;
-    int st = cufort_cpu_blas_symbol("crotg_", &slot, (void **)&f);
-    if (st) return st;
-    f(a, b, c, s);
-    return CUFORT_SUCCESS;
-}
-
-typedef void (*zrotg_fn)(cufort_cdouble *, cufort_cdouble *, double *, cufort_cdouble *);
-
-int cufort_host_zrotg(cufort_cdouble *a, cufort_cdouble *b, double *c, cufort_cdouble *s)
-{
-    static void *slot;
-    zrotg_fn f;
-    int st = cufort_cpu_blas_symbol("zrotg_", &slot, (void **)&f);
-    if (st) return st;
-    f(a, b, c, s);
-    return CUFORT_SUCCESS;
-}
-
 typedef void (*srotm_fn)(const int *, float *, const int *, float *, const int *, const float *);
 
 int cufort_host_srotm(int64_t n, float *x, int64_t incx, float *y, int64_t incy, const float *param)
@@ -516,30 +468,6 @@ int cufort_host_drotm(int64_t n, double *x, int64_t incx, double *y, int64_t inc
     if ((st = cufort_host_int(&i_incx, incx, "incx"))) return st;
     if ((st = cufort_host_int(&i_incy, incy, "incy"))) return st;
     f(&i_n, x, &i_incx, y, &i_incy, param);
-    return CUFORT_SUCCESS;
-}
-
-typedef void (*srotmg_fn)(float *, float *, float *, const float *, float *);
-
-int cufort_host_srotmg(float *d1, float *d2, float *x1, const float *y1, float *param)
-{
-    static void *slot;
-    srotmg_fn f;
-    int st = cufort_cpu_blas_symbol("srotmg_", &slot, (void **)&f);
-    if (st) return st;
-    f(d1, d2, x1, y1, param);
-    return CUFORT_SUCCESS;
-}
-
-typedef void (*drotmg_fn)(double *, double *, double *, const double *, double *);
-
-int cufort_host_drotmg(double *d1, double *d2, double *x1, const double *y1, double *param)
-{
-    static void *slot;
-    drotmg_fn f;
-    int st = cufort_cpu_blas_symbol("drotmg_", &slot, (void **)&f);
-    if (st) return st;
-    f(d1, d2, x1, y1, param);
     return CUFORT_SUCCESS;
 }
 
