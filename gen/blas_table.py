@@ -202,10 +202,11 @@ L1 = [
             [HostRef("d1", "inout"), HostRef("d2", "inout"), HostRef("x1", "inout"),
              HostRef("y1", "in"), HostRef("param", "out", count=5)], cublas="cublas{P}_v2",
             cpu="blas+c"),
+    # scal: the host backend multiplies, as reference BLAS (c_wrappers/host/host_blas_extra.c)
     Routine("scal", 1, std("{}scal") + [Variant("csscal", "c", types={"alpha": "R"}),
                                         Variant("zdscal", "z", types={"alpha": "R"})],
             [N1(), Scalar("alpha"), Vec("x", "inout", "n", "incx"), Inc("incx")],
-            quick="n <= 0 || incx <= 0"),
+            quick="n <= 0 || incx <= 0", cpu="blas+c"),
     Routine("swap", 1, std("{}swap"),
             [N1(), Vec("x", "inout", "n", "incx"), Inc("incx"), Vec("y", "inout", "n", "incy"),
              Inc("incy")], quick="n <= 0"),

@@ -1,6 +1,6 @@
 /* host_blas_extra.c — the host backend's BLAS that the CPU BLAS lacks: i?amin, crot/zrot with a
- * complex sine, complex symmetric symv/syr/syr2, i?amax and the complex dot products (which the
- * CPU BLAS has, but gets wrong), and the cuBLAS extensions gemm3m, syrkx, herkx,
+ * complex sine, complex symmetric symv/syr/syr2, i?amax, scal and the complex dot products (which
+ * the CPU BLAS has, but gets wrong), and the cuBLAS extensions gemm3m, syrkx, herkx,
  * gemm_strided_batched, geam, dgmm.
  *
  * One body per routine, written once over the element type T (real type R) and instantiated per
@@ -53,6 +53,35 @@ static inline double abs1_z(cufort_cdouble v) { return fabs(creal(v)) + fabs(cim
     }
 #define AMAX(p, T, R) IAMAXMIN(p, T, R, amax, >)
 #define AMIN(p, T, R) IAMAXMIN(p, T, R, amin, <)
+
+/* ---- scal: x = alpha*x by multiplication, as reference BLAS (incx > 0 here), complex products
+ * formed as Fortran forms them.  Not the CPU BLAS's: OpenBLAS 0.3.21 sets x to 0 when alpha = 0,
+ * turning NaN and Inf into 0 where reference BLAS gives NaN, and its sscal gives 0 for alpha = NaN. */
+static inline float mul_s(float a, float v) { return a * v; }
+static inline double mul_d(double a, double v) { return a * v; }
+static inline cufort_cfloat mul_c(cufort_cfloat a, cufort_cfloat v)
+{
+    return CMPLXF(crealf(a) * crealf(v) - cimagf(a) * cimagf(v),
+                  crealf(a) * cimagf(v) + cimagf(a) * crealf(v));
+}
+static inline cufort_cdouble mul_z(cufort_cdouble a, cufort_cdouble v)
+{
+    return CMPLX(creal(a) * creal(v) - cimag(a) * cimag(v), creal(a) * cimag(v) + cimag(a) * creal(v));
+}
+static inline cufort_cfloat mul_cs(float a, cufort_cfloat v) { return CMPLXF(a * crealf(v), a * cimagf(v)); }
+static inline cufort_cdouble mul_zd(double a, cufort_cdouble v) { return CMPLX(a * creal(v), a * cimag(v)); }
+#define SCAL(name, T, A, mul)                                                                      \
+    int cufort_host_##name(int64_t n, A alpha, T *x, int64_t incx)                                 \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) x[i * incx] = mul(alpha, x[i * incx]);                     \
+        return CUFORT_SUCCESS;                                                                     \
+    }
+SCAL(sscal, float, float, mul_s)
+SCAL(dscal, double, double, mul_d)
+SCAL(cscal, cufort_cfloat, cufort_cfloat, mul_c)
+SCAL(zscal, cufort_cdouble, cufort_cdouble, mul_z)
+SCAL(csscal, cufort_cfloat, float, mul_cs)
+SCAL(zdscal, cufort_cdouble, double, mul_zd)
 
 /* ---- syrkx / herkx: C = alpha*op(A)*op(B)^T (herm: ^H) + beta*C on one triangle, laid out as
  * reference xSYRK/xHERK; herm also makes the diagonal real, as xHERK does. --------------------- */
