@@ -335,6 +335,9 @@ static void transforms(void)
         ADVANCED("z2z-2d-embedded", CUFORT_FFT_Z2Z, 2, 0, 2, L(6, 10), L(8, 13), 2, 230, L(7, 11), 1, 80),
         ADVANCED("r2c-2d-embedded", CUFORT_FFT_R2C, 2, 0, 2, L(6, 10), L(6, 12), 1, 75, L(6, 7), 2, 90),
         ADVANCED("z2d-1d-strided", CUFORT_FFT_Z2D, 1, 1, 2, L(30), L(16), 2, 40, L(30), 1, 33),
+        /* one transform never uses its distances, however large (cuFFT's planner faults on 2^60) */
+        ADVANCED("z2z-3d-one-transform-distances-2^62", CUFORT_FFT_Z2Z, 3, 0, 1, L(11, 9, 8), L(11, 9, 8), 2,
+                 (int64_t)1 << 62, L(11, 9, 8), 3, (int64_t)1 << 62),
         /* in place with advanced layouts: the real side overlays the complex one (same stride in
          * each side's own elements, twice the distance, twice the last embed, other embeds equal) */
         ADVANCED_IN_PLACE("r2c-2d-embedded-inplace", CUFORT_FFT_R2C, 2, 0, 2, L(6, 10), L(6, 14), 1, 90,
@@ -858,13 +861,20 @@ static void span_overflow(void)
 }
 
 /* What the backend's library cannot take is refused at plan time, naming that library (FFTW's int
- * arguments on the host backend; cuFFT's 64-bit API takes whatever fits int64 bytes). */
+ * arguments on the host backend; on the cuda backend, a batch whose distances cuFFT's planner
+ * would fault on). */
 static void backend_limits(void)
 {
-    if (!cufort_on_host())
-        return;
     cufort_fft_plan plan = NULL;
     int64_t n1[1] = {2}, e1[1] = {2};
+    /* 2^60 reals between two transforms: 2^62 bytes, which the span check lets through */
+    CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_R2C, 1, n1, 2, e1, 1, (int64_t)1 << 60, e1, 1, 2),
+                    CUFORT_NOT_SUPPORTED, cufort_on_host() ? "FFTW" : "cuFFT",
+                    "a batch with idist = 2^60 refused at plan time, naming the backend's library");
+    CHECK_MSG("idist", "... naming the argument");
+    CHECK(plan == NULL, "... no plan handed out", "plan %p", (void *)plan);
+    if (!cufort_on_host())
+        return;
     CHECK_FAILS_MSG(cufort_fft_plan_many(&plan, CUFORT_FFT_C2C, 1, n1, 1, e1, (int64_t)1 << 31, 1, e1, 1, 1),
                     CUFORT_NOT_SUPPORTED, "FFTW", "host: istride 2^31 refused at plan time, naming FFTW");
     CHECK(strstr(ck_err(), "BLAS") == NULL, "host: ... not blaming the CPU BLAS", "\"%s\"", ck_err());

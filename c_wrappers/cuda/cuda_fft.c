@@ -18,9 +18,26 @@ static int cufft_status(cufftResult r, const char *call)
     return cufort_fail(st, "%s failed: cufftResult %d", call, (int)r);
 }
 
+/* cuFFT's planner dies of SIGFPE on a distance of 2^60 elements or more, whatever the batch
+ * (cuFFT 12): one transform never uses its distances, so it gets 1; a batch whose distance times
+ * the largest element (16 bytes) would not fit int64 is refused, naming cuFFT. */
+static int cufft_distances(const struct cufort_fft_plan_s *p, long long *idist, long long *odist)
+{
+    *idist = p->batch > 1 ? p->idist : 1;
+    *odist = p->batch > 1 ? p->odist : 1;
+    if (p->advanced && (*idist > INT64_MAX / 16 || *odist > INT64_MAX / 16))
+        return cufort_fail(CUFORT_NOT_SUPPORTED, "cuFFT cannot plan a batch with %s = %lld (at most "
+                           "2^59 - 1 elements)", *idist > INT64_MAX / 16 ? "idist" : "odist",
+                           *idist > INT64_MAX / 16 ? *idist : *odist);
+    return CUFORT_SUCCESS;
+}
+
 static int cuda_create(struct cufort_fft_plan_s *p)
 {
-    int st = cufort_cuda_bind_thread();
+    long long idist, odist;
+    int st = cufft_distances(p, &idist, &odist);
+    if (!st)
+        st = cufort_cuda_bind_thread();
     if (st)
         return st;
     cufftHandle *h = malloc(sizeof *h);
@@ -31,8 +48,8 @@ static int cuda_create(struct cufort_fft_plan_s *p)
         return st;
     }
     /* the 64-bit API takes every size, embed, stride and distance as long long: the spans checked
-     * at plan time (they fit int64 bytes) are all it needs; its own limits come back as
-     * CUFFT_INVALID_SIZE */
+     * at plan time (they fit int64 bytes) and the distances above are all it needs; its own limits
+     * come back as CUFFT_INVALID_SIZE */
     long long n[3], ie[3], oe[3];
     for (int i = 0; i < p->rank; i++) {
         n[i] = p->n[i];
@@ -41,7 +58,7 @@ static int cuda_create(struct cufort_fft_plan_s *p)
     }
     size_t work;
     st = cufft_status(cufftMakePlanMany64(*h, p->rank, n, p->advanced ? ie : NULL, p->istride,
-                                          p->idist, p->advanced ? oe : NULL, p->ostride, p->odist,
+                                          idist, p->advanced ? oe : NULL, p->ostride, odist,
                                           (cufftType)p->type, p->batch, &work),
                       "cufftMakePlanMany64");
     if (st) {
