@@ -147,7 +147,8 @@ static void index_case(const char *name, idx_fn *f, char t, int surfs, const cha
         if (!(surfs >> s & 1)) continue;
         got = -7;
         int st = f(s, n, x.b, inc, &got);
-        CHECK(st == 0 && (got == want || (s == DROPIN && got == cpu) || (cublas_rule(s) && got == gpu)), surf_label(s, name, what), "got %lld (status %d), reference %lld",
+        CHECK(st == 0 && (got == want || (s == DROPIN && got == cpu) || (cublas_rule(s) && got == gpu)),
+              surf_label(s, name, what), "got %lld (status %d), reference %lld",
               (long long)got, st, (long long)want);
     }
 }
@@ -453,7 +454,8 @@ static void rotgs(void)
 {
     typedef int fn(int, zd[4]);
     static const struct { const char *name; fn *f; char t; } rt[] = {
-        {"srotg", call_srotg, 's'}, {"drotg", call_drotg, 'd'}, {"crotg", call_crotg, 'c'}, {"zrotg", call_zrotg, 'z'},
+        {"srotg", call_srotg, 's'}, {"drotg", call_drotg, 'd'},
+        {"crotg", call_crotg, 'c'}, {"zrotg", call_zrotg, 'z'},
     };
     static const struct { const char *what; zd a, b; int complex_only; } tab[] = {
         {"a=b=0", 0, 0, 0},
@@ -489,7 +491,8 @@ static void rotgs(void)
             for (int s = CAPI; s < NSURF; s++) {
                 /* cuBLAS's crotg / zrotg lose the rotation on subnormal and overflowing inputs
                  * (docs/c-abi.md): not run there, and not counted */
-                if (cublas_rule(s) && cplx(t) && (strstr(tab[k].what, "subnormal") || strstr(tab[k].what, "huge"))) {
+                if (cublas_rule(s) && cplx(t) &&
+                    (strstr(tab[k].what, "subnormal") || strstr(tab[k].what, "huge"))) {
                     printf("# not run on the cuda backend: %s\n", surf_label(s, rt[r].name, tab[k].what));
                     continue;
                 }
@@ -533,7 +536,8 @@ static const char *rotmg_wrong(const double got[9], const double in[9], double t
     double scale = fmax(fabs(sd1 * x), fabs(sd2 * y));
     double zero = sqrt(fabs(got[1])) * (h21 * x + h22 * y), first = sqrt(fabs(got[0])) * (h11 * x + h12 * y);
     if (fabs(zero) > 1e3 * tol * scale) return ckf("H (x1, y1) has second part %.9g, not 0", zero);
-    if (!agree(first, sqrt(fabs(got[0])) * got[2], 1e3 * tol)) return ckf("H (x1, y1) = %.9g, x1' %.9g", first, got[2]);
+    if (!agree(first, sqrt(fabs(got[0])) * got[2], 1e3 * tol))
+        return ckf("H (x1, y1) = %.9g, x1' %.9g", first, got[2]);
     double before = in[0] * x * x + in[1] * y * y, after = got[0] * got[2] * got[2];
     if (!agree(after, before, 1e3 * tol)) return ckf("d1' x1'^2 = %.9g, d1 x1^2 + d2 y1^2 = %.9g", after, before);
     return NULL;
@@ -542,7 +546,9 @@ static const char *rotmg_wrong(const double got[9], const double in[9], double t
 static void rotmgs(void)
 {
     typedef int fn(int, double[9]);
-    static const struct { const char *name; fn *f; char t; } rt[] = {{"srotmg", call_srotmg, 's'}, {"drotmg", call_drotmg, 'd'}};
+    static const struct { const char *name; fn *f; char t; } rt[] = {
+        {"srotmg", call_srotmg, 's'}, {"drotmg", call_drotmg, 'd'},
+    };
     /* ref_bug: netlib 3.11 overwrites h21 and h12 with -1 and 1 on a second rescaling (fixed
      * upstream since): such a case is held to the definition alone */
     static const struct { const char *what; double d1, d2, x1, y1; int ref_bug; } tab[] = {

@@ -9,8 +9,9 @@
  * drop-in's standard names (libcufort_blas.so, from the same directory; both opened RTLD_LOCAL so
  * that their names never meet the oracle's).  Where cufort documents another answer than the
  * oracle's, the case expects the documented one and says so.  The drop-in hands Level 1 and 2 to
- * the CPU BLAS as they are (docs/dropin-blas.md): its answer may be the CPU BLAS's instead.  CUFORT_BACKEND picks the backend, as
- * for every test: on the cuda backend the first two surfaces reach cuBLAS.
+ * the CPU BLAS as they are (docs/dropin-blas.md): its answer may be the CPU BLAS's instead.
+ * CUFORT_BACKEND picks the backend, as for every test: on the cuda backend the first two surfaces
+ * reach cuBLAS, whose answers docs/c-abi.md lists where they differ.
  *
  * Integers are compared exactly, copies bit for bit, other values to a few ulps of the oracle, a
  * NaN only by a NaN and an infinity only by the same infinity. */

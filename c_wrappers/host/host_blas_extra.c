@@ -56,7 +56,8 @@ static inline double abs1_z(cufort_cdouble v) { return fabs(creal(v)) + fabs(cim
 
 /* ---- scal: x = alpha*x by multiplication, as reference BLAS (incx > 0 here), complex products
  * formed as Fortran forms them.  Not the CPU BLAS's: OpenBLAS 0.3.21 sets x to 0 when alpha = 0,
- * turning NaN and Inf into 0 where reference BLAS gives NaN, and its sscal gives 0 for alpha = NaN. */
+ * turning NaN and Inf into 0 where reference BLAS gives NaN, and its sscal gives 0 for
+ * alpha = NaN. */
 static inline float mul_s(float a, float v) { return a * v; }
 static inline double mul_d(double a, double v) { return a * v; }
 static inline cufort_cfloat mul_c(cufort_cfloat a, cufort_cfloat v)
@@ -66,10 +67,17 @@ static inline cufort_cfloat mul_c(cufort_cfloat a, cufort_cfloat v)
 }
 static inline cufort_cdouble mul_z(cufort_cdouble a, cufort_cdouble v)
 {
-    return CMPLX(creal(a) * creal(v) - cimag(a) * cimag(v), creal(a) * cimag(v) + cimag(a) * creal(v));
+    return CMPLX(creal(a) * creal(v) - cimag(a) * cimag(v),
+                 creal(a) * cimag(v) + cimag(a) * creal(v));
 }
-static inline cufort_cfloat mul_cs(float a, cufort_cfloat v) { return CMPLXF(a * crealf(v), a * cimagf(v)); }
-static inline cufort_cdouble mul_zd(double a, cufort_cdouble v) { return CMPLX(a * creal(v), a * cimag(v)); }
+static inline cufort_cfloat mul_cs(float a, cufort_cfloat v)
+{
+    return CMPLXF(a * crealf(v), a * cimagf(v));
+}
+static inline cufort_cdouble mul_zd(double a, cufort_cdouble v)
+{
+    return CMPLX(a * creal(v), a * cimag(v));
+}
 #define SCAL(name, T, A, mul)                                                                      \
     int cufort_host_##name(int64_t n, A alpha, T *x, int64_t incx)                                 \
     {                                                                                              \
