@@ -176,5 +176,6 @@ int main(void)
     if (!lib_of[F77] || !lib_of[DROPIN] || !lib_of[CPU]) return ck_end();
     printf("# backend %s\n", cufort_backend_name());
     run_cases();
+    CHECK_OK(cufort_shutdown(), "cufort_shutdown (frees every device allocation: a clean leak check)");
     return ck_end();
 }
