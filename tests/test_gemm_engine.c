@@ -311,6 +311,15 @@ static void plan_checks(void)
     check_case(&even, "tiles of even width");
     cufort_thunk_gemm_last_plan(&info);
     CHECK(info.nb == 448, "tiles of even width: 448 + 448 + 404", "nb %lld", (long long)info.nb);
+    CHECK(info.last_tile_pieces == 3,
+          "the last tile (404 columns of 8000 bytes) in 202 + 101 + 101", "%d pieces",
+          info.last_tile_pieces);
+    /* square tiles over C's rows: the last row panel's last tile in pieces */
+    case_t rows = make('d', 'N', 'N', 2500, 300, 20, -1.0, 0.5, 1);
+    check_case(&rows, "tiles of 1024 rows");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.mb < 2500 && info.last_tile_pieces > 1, "tiles of 1024 rows: the last one in pieces",
+          "mb %lld, %d pieces", (long long)info.mb, info.last_tile_pieces);
     unsetenv("CUFORT_GEMM_TILE");
     /* a run of the one-tile plan that the halves rule leaves alone: few flops */
     case_t one = make('d', 'N', 'N', 4096, 768, 16, 1.0, -0.5, 1);
@@ -318,6 +327,27 @@ static void plan_checks(void)
     cufort_thunk_gemm_last_plan(&info);
     CHECK(info.resident && info.mb == 4096 && info.nb == 768, "25 MB, 10^8 flops: one tile",
           "resident %d mb %lld nb %lld", info.resident, (long long)info.mb, (long long)info.nb);
+    /* The last tile's GEMM in pieces of halving width, each coming back as it is done
+     * (gemm_engine.c): columns of 32 KiB, at least 32 columns a piece: 384 + 192 + 96 + 48 + 48.
+     * With beta = 0 (a plain copy back, C NaN on entry) and op(B) = B^H (B's image cut by rows)
+     * as well. */
+    CHECK(info.last_tile_pieces == 5, "one tile of 768 columns: in five pieces", "%d pieces",
+          info.last_tile_pieces);
+    case_t zero = make('s', 'T', 'N', 1000, 500, 24, 1.5, 0, 2);
+    check_case(&zero, "pieces, beta = 0");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.last_tile_pieces == 2, "beta = 0, 500 columns of 4000 bytes: 250 + 250",
+          "%d pieces", info.last_tile_pieces);
+    case_t herm = make('z', 'N', 'C', 300, 500, 40, 0.5 + 1.0 * I, -1.0 + 0.25 * I, 1);
+    check_case(&herm, "pieces, B^H");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.last_tile_pieces == 3, "B^H, 500 columns of 4800 bytes: 250 + 125 + 125",
+          "%d pieces", info.last_tile_pieces);
+    herm.pinned = 1;   /* a pinned C small enough goes up and back by DMA: no pieces */
+    check_case(&herm, "B^H, pinned");
+    cufort_thunk_gemm_last_plan(&info);
+    CHECK(info.last_tile_pieces == 0, "pinned C going back by DMA: one GEMM", "%d pieces",
+          info.last_tile_pieces);
     /* pinned, one tile of 2048 would hold it, C of 4 MiB or more (1000 x 700 doubles): quarters of
      * 512 x 512 (500 rounded up to 64); under 4 MiB, one tile */
     case_t quarters = make('d', 'T', 'N', 1000, 700, 24, 0.5, 2.0, 0);

@@ -1,7 +1,7 @@
 /* test_staging.c — host arrays large enough to take the thunk engine's staged path (pinned slots,
  * chunks, host threads): packed arrays spanning several chunks, strided matrices cut by columns
- * whose gaps must survive, pinned arrays taking the direct path, and several threads at once (a
- * large copy's extra threads leaving it when another copy starts).
+ * whose gaps must survive, pinned arrays taking the direct path, several threads at once (a
+ * large copy's extra threads leaving it when another copy starts), and gated downloads.
  * Results are exact (scaling by 2, copying), so every element is checked bit for bit. */
 #define _GNU_SOURCE
 #include <complex.h>
@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "cufort.h"
+#include "cufort_blas.h"
 #include "staging.h"
 
 static float value(int64_t i) { return 1.0f + (float)(i % 9973) * 0.25f; }   /* never zero, exact */
@@ -53,6 +54,108 @@ static void packed(void)
               "%lld elements wrong (-1: the call failed: %s)", (long long)bad, cufort_last_error());
         free(x);
     }
+}
+
+/* A gated download (the GEMM engine brings its last tile back while the tile is still being
+ * computed): before each DMA the gate is asked for the image's bytes up to where that DMA ends,
+ * once per group, the last ending at the image's end; the download waits for what the gate names,
+ * here an event after 41 scalings of the device array on another stream (x2 and x0.5 in turn:
+ * x2 in all); with no combine it lands as a copy, into a pinned array too (through the slots, not
+ * the direct path, which would not wait); and a gate's failure fails the call with its message. */
+typedef struct {
+    cufort_event ev;
+    size_t ends[64];
+    int calls, fail_at;   /* fail_at < 0: never */
+} gate_log;
+
+static int log_gate(cufort_stream s, size_t end, const void *ctx)
+{
+    gate_log *g = (gate_log *)ctx;
+    int k = __atomic_fetch_add(&g->calls, 1, __ATOMIC_RELAXED);
+    if (k < 64)
+        g->ends[k] = end;
+    if (g->fail_at >= 0 && k >= g->fail_at)
+        return cufort_fail(CUFORT_EXECUTION_FAILED, "the test's gate refused group %d", k);
+    return cufort_ops()->stream_wait(s, g->ev);
+}
+
+static int by_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the gate's ends: distinct, the largest the image's end, at least `least` of them */
+static int ends_ok(gate_log *g, size_t total, int least)
+{
+    int n = g->calls < 64 ? g->calls : 64;
+    qsort(g->ends, (size_t)n, sizeof *g->ends, by_size);
+    for (int i = 1; i < n; i++)
+        if (g->ends[i] == g->ends[i - 1])
+            return 0;
+    return n >= least && n == g->calls && g->ends[n - 1] == total;
+}
+
+static void gated(void)
+{
+    const int64_t n = (5 << 20) + 7;   /* 20 MiB and 28 bytes: groups of 4, 8, 4, 2, 1, 1 MiB */
+    size_t bytes = (size_t)n * sizeof(float);
+    float *src = malloc(bytes), *x = malloc(bytes), *pinned = NULL;
+    void *dev = NULL;
+    cufort_stream s = NULL, work = NULL;
+    gate_log g = {.fail_at = -1};
+    int ready = src && x;
+    for (int64_t i = 0; ready && i < n; i++)
+        src[i] = value(i), x[i] = -1.0f;
+    if (!ready || cufort_alloc(&dev, (int64_t)bytes) || cufort_stream_create(&s) ||
+        cufort_stream_create(&work) || cufort_event_create(&g.ev) ||
+        cufort_host_alloc((void **)&pinned, (int64_t)bytes) ||
+        cufort_stage_to_device_on(s, dev, src, bytes, bytes, 1) || cufort_stream_synchronize(s)) {
+        CHECK(0, "gated download: set-up", "%s", ready ? cufort_last_error() : "no memory");
+        goto out;
+    }
+    for (int round = 0; round < 2; round++) {
+        float *to = round ? pinned : x;
+        for (int64_t i = 0; i < n; i++)
+            to[i] = -1.0f;
+        /* the rewrite runs on `work`; the download on s is ordered after it by the gate alone */
+        int rc = cufort_set_stream(work);
+        for (int k = 0; k < 41 && !rc; k++)
+            rc = cufort_sscal(n, k % 2 ? 0.5f : 2.0f, dev, 1);
+        rc = rc ? rc : cufort_event_record(g.ev, work);
+        cufort_set_stream(NULL);
+        g.calls = 0;
+        if (!rc)
+            rc = cufort_stage_to_host_combined(s, to, bytes, dev, bytes, 1, NULL, log_gate, &g);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++)
+            bad += to[i] != 2.0f * value(i);
+        const char *what = round ? "into a pinned array" : "into a pageable array";
+        CHECK(rc == 0 && bad == 0, ckf("gated download %s: waits for the gate's work", what),
+              "status %d, %lld elements wrong: %s", rc, (long long)bad, cufort_last_error());
+        CHECK(ends_ok(&g, bytes, 6), ckf("gated download %s: the gate asked once per group", what),
+              "%d calls, largest end %zu of %zu", g.calls,
+              g.calls ? g.ends[(g.calls < 64 ? g.calls : 64) - 1] : 0, bytes);
+        if (cufort_stream_synchronize(work) ||
+            cufort_stage_to_device_on(s, dev, src, bytes, bytes, 1) || cufort_stream_synchronize(s))
+            break;
+    }
+    g.calls = 0;
+    g.fail_at = 2;
+    int rc = cufort_stage_to_host_combined(s, x, bytes, dev, bytes, 1, NULL, log_gate, &g);
+    CHECK(rc == CUFORT_EXECUTION_FAILED && strstr(cufort_last_error(), "gate refused"),
+          "gated download: the gate's failure is the call's", "status %d, \"%s\"", rc,
+          cufort_last_error());
+out:
+    if (s)
+        cufort_stream_synchronize(s), cufort_stream_destroy(s);
+    if (work)
+        cufort_stream_synchronize(work), cufort_stream_destroy(work);
+    if (g.ev)
+        cufort_event_destroy(g.ev);
+    cufort_free(dev);
+    cufort_host_free(pinned);
+    free(src), free(x);
 }
 
 static double cpu_seconds(void)
@@ -323,7 +426,7 @@ static void *second_download(void *arg)
     b->rc = cufort_stream_create(&s);
     if (!b->rc)
         b->rc = cufort_stage_to_host_combined(s, b->host, b->bytes, b->dev, b->bytes, 1, unpack_b,
-                                              b->ls);
+                                              NULL, b->ls);
     if (s)
         cufort_stream_synchronize(s), cufort_stream_destroy(s);
     return NULL;
@@ -365,7 +468,7 @@ static void extra_threads_leave(void)
     download_b second = {&ls, dev, b, bytes, -1};
     pthread_t th;
     pthread_create(&th, NULL, second_download, &second);
-    int rc = cufort_stage_to_host_combined(s, a, bytes, dev, bytes, 1, unpack_a, &ls);
+    int rc = cufort_stage_to_host_combined(s, a, bytes, dev, bytes, 1, unpack_a, NULL, &ls);
     pthread_mutex_lock(&ls.lock);
     ls.a_done = 1;
     pthread_cond_broadcast(&ls.moved);
@@ -411,6 +514,7 @@ int main(void)
     threads();
     alone_then_beside();
     extra_threads_leave();
+    gated();
     /* staging slots are per thread and go with shutdown; a second life must work too */
     cufort_shutdown();
     CHECK_OK(cufort_init(), "init again");

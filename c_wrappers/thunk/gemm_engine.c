@@ -59,14 +59,29 @@ typedef struct {
     int64_t i, j;                /* the tile it holds */
     cufort_event ev[C_EVENTS];
     int done_recorded;
+    int in_pieces;               /* the tile was computed in the engine's pieces (last_tile()) */
     cufort_gemm_job *owner;      /* the call whose download the worker thread runs */
 } c_slot;
+
+/* A call's last tile, computed in column pieces whose widths halve (a half, a quarter, ...; the
+ * last two alike), each piece's end an event that the download's DMAs wait for: the tile then
+ * comes back, beta C added on the host, while its last pieces are still being computed, and what
+ * remains after the call's last GEMM is the last piece's download.  A piece is at least
+ * PIECE_COLS columns and PIECE_BYTES of C. */
+enum { MAX_PIECES = 5, PIECE_COLS = 32, PIECE_BYTES = 1 << 19 };
+typedef struct {
+    int count;
+    int64_t end[MAX_PIECES];     /* the column after each piece */
+    size_t col_bytes;            /* one column of the tile's device image */
+    cufort_event ev[MAX_PIECES];
+} pieces;
 
 typedef struct cufort_gemm_engine {
     cufort_thread_state link;
     cufort_stream h2d, comp, d2h, peer;   /* peer: A's panels copied from another device */
     slot a[MAX_PANELS], b[MAX_PANELS];
     c_slot c[C_SLOTS];
+    pieces last_tile;
     cufort_worker *downloads;    /* started by the first call with pageable C and more tiles than
                                     it keeps in flight */
     cufort_gemm_plan_info last;
@@ -82,6 +97,7 @@ static void release_engine(cufort_thread_state *s)
     }
     for (int i = 0; i < C_SLOTS; i++)
         cufort_thunk_events_release(e->c[i].ev, C_EVENTS);
+    cufort_thunk_events_release(e->last_tile.ev, MAX_PIECES);
     cufort_thunk_streams_release((cufort_stream *const[]){&e->h2d, &e->comp, &e->d2h, &e->peer}, 4);
 }
 
@@ -183,7 +199,9 @@ static void carve(job *j, char *buf)
         e->c[i].dev = buf;
         e->c[i].i = e->c[i].j = -1;
         e->c[i].done_recorded = 0;
+        e->c[i].in_pieces = 0;
     }
+    e->last_tile.count = 0;
 }
 
 /* ---- copies ---- */
@@ -223,6 +241,18 @@ static char *c_tile(const job *j, int64_t i, int64_t jj)
     return j->C + (size_t)(i * j->mb + first * j->ldc) * j->es;
 }
 
+/* staging's gate for a tile computed in pieces: its image's bytes [0, end) are written once the
+ * piece holding their last column is */
+static int piece_gate(cufort_stream s, size_t end, const void *ctx)
+{
+    const pieces *p = &((const job *)ctx)->e->last_tile;
+    int64_t cols = (int64_t)((end + p->col_bytes - 1) / p->col_bytes);
+    int k = 0;
+    while (k < p->count - 1 && p->end[k] < cols)
+        k++;
+    return cufort_ops()->stream_wait(s, p->ev[k]);
+}
+
 static int download(job *j, c_slot *c)
 {
     const cufort_backend_ops *ops = j->ops;
@@ -230,12 +260,13 @@ static int download(job *j, c_slot *c)
     size_t w = (size_t)rows * j->es, pitch = (size_t)j->ldc * j->es;
     char *host = c_tile(j, c->i, c->j);
     TRACE_HOST('w', c->i, c->j);
-    int st = ops->stream_wait(j->e->d2h, c->ev[COMPUTED]);
+    cufort_stage_gate_fn gate = c->in_pieces ? piece_gate : NULL;
+    int st = gate ? CUFORT_SUCCESS : ops->stream_wait(j->e->d2h, c->ev[COMPUTED]);
     if (!st) {
         j->bytes_out += w * (size_t)cols;
-        if (j->host_beta)
+        if (j->host_beta || gate)
             st = cufort_stage_to_host_combined(j->e->d2h, host, pitch, c->dev, w, (size_t)cols,
-                                               add_to_beta_c, j);
+                                               j->host_beta ? add_to_beta_c : NULL, gate, j);
         else if (cufort_held_dma(&j->c))
             st = cufort_held_copy(&j->c, host, pitch, c->dev, w, w, cols, CUFORT_D2H, j->e->d2h);
         else
@@ -326,6 +357,30 @@ static int block(job *j, int which, int64_t row, int64_t col, slot **out)
     return st;
 }
 
+/* Whether tile (i, jj) is computed in pieces (the pieces type above), and their columns: the call's
+ * last tile on one device, whose C comes back through staging (a pinned C that goes back by DMA
+ * whole comes back at the DMA engine's pace anyway), in one k chunk (out of core, its GEMMs run
+ * chunk by chunk over the whole tile), and wide enough for two pieces. */
+static int last_tile(job *j, int64_t i, int64_t jj, int64_t rows, int64_t cols)
+{
+    pieces *p = &j->e->last_tile;
+    p->count = 0;
+    if (j->share || (!j->host_beta && cufort_held_dma(&j->c)) || j->kt != 1 || i != j->mt - 1 ||
+        jj != j->nt - 1)
+        return 0;
+    p->col_bytes = (size_t)rows * j->es;
+    int64_t least = PIECE_COLS, by_bytes = cdiv(PIECE_BYTES, (int64_t)p->col_bytes);
+    least = least > by_bytes ? least : by_bytes;
+    for (int64_t first = 0, rest = cols; rest > 0;) {
+        int64_t w = p->count < MAX_PIECES - 1 && rest / 2 >= least ? rest / 2 : rest;
+        p->end[p->count++] = first += w;
+        rest -= w;
+    }
+    if (p->count < 2 || cufort_thunk_events(p->ev, MAX_PIECES))
+        p->count = 0;
+    return p->count;
+}
+
 /* Tile (i, jj) into C slot c: its old tile's download done, C in (if read), every k chunk's GEMM. */
 static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
 {
@@ -349,6 +404,7 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
     }
     if (!st && j->kt == 0)
         st = device_gemm(j, rows, cols, 0, c->dev, rows, c->dev, 1, j->beta, c->dev);
+    c->in_pieces = !st && last_tile(j, i, jj, rows, cols);
     for (int64_t kc = 0; kc < j->kt && !st; kc++) {
         slot *a, *b;
         int64_t depth = depth_of(j, kc);
@@ -356,9 +412,22 @@ static int tile(job *j, c_slot *c, int64_t i, int64_t jj)
             (st = ops->stream_wait(e->comp, a->ev[READY])) ||
             (st = ops->stream_wait(e->comp, b->ev[READY])))
             break;
-        st = device_gemm(j, rows, cols, depth, a->dev, NOTR(j->ta) ? rows : depth, b->dev,
-                         NOTR(j->tb) ? depth : cols,
-                         kc ? constant(j->prec, 1) : j->host_beta ? constant(j->prec, 0) : j->beta, c->dev);
+        const void *beta = kc             ? constant(j->prec, 1)
+                           : j->host_beta ? constant(j->prec, 0)
+                                          : j->beta;
+        const pieces *p = &e->last_tile;
+        int64_t first = 0;
+        for (int k = 0; k < (c->in_pieces ? p->count : 1) && !st; k++) {
+            /* B's columns: depth deep and packed, or (transposed) rows of a cols-wide image */
+            int64_t w = c->in_pieces ? p->end[k] - first : cols;
+            size_t b_at = (size_t)first * (NOTR(j->tb) ? (size_t)depth : 1) * j->es;
+            st = device_gemm(j, rows, w, depth, a->dev, NOTR(j->ta) ? rows : depth, b->dev + b_at,
+                             NOTR(j->tb) ? depth : cols, beta,
+                             c->dev + (size_t)first * (size_t)rows * j->es);
+            if (!st && c->in_pieces)
+                st = ops->event_record(p->ev[k], e->comp);
+            first += w;
+        }
         if (!st && !(st = ops->event_record(a->ev[USED], e->comp)) &&
             !(st = ops->event_record(b->ev[USED], e->comp)))
             a->used_recorded = b->used_recorded = 1;
@@ -559,7 +628,8 @@ int cufort_gemm_run_here(job *j, cufort_gemm_plan_info *info)
     *info = (cufort_gemm_plan_info){.mb = j->mb, .nb = j->nb, .kb = j->kb, .resident = j->resident,
                                     .device_bytes = j->device_bytes, .bytes_in = j->bytes_in,
                                     .bytes_out = j->bytes_out, .bytes_peer = j->bytes_peer,
-                                    .devices = 1, .device_panels = {j->panels}};
+                                    .devices = 1, .device_panels = {j->panels},
+                                    .last_tile_pieces = j->e->last_tile.count};
     j->e->last = *info;
     return st;
 }

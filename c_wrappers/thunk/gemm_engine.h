@@ -39,6 +39,8 @@ typedef struct {
     size_t bytes_peer;                           /* copied from one device to another */
     int devices;                                 /* the devices the call was spread over */
     int64_t device_panels[CUFORT_MAX_DEVICES];   /* C's column panels each device computed */
+    int last_tile_pieces;        /* the GEMMs of the last tile, computed and brought back in pieces
+                                    (0: one GEMM, brought back whole) */
 } cufort_gemm_plan_info;
 void cufort_thunk_gemm_last_plan(cufort_gemm_plan_info *info);
 /* The plan a call of this shape (prec, m, n, k; pinned or pageable arrays, alpha not 0) would get

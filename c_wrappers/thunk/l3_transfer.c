@@ -142,7 +142,8 @@ int cufort_l3_get_onto_beta(cufort_l3_job *j, int64_t r, int64_t c, int64_t rows
         return CUFORT_SUCCESS;
     char *h = (char *)at(j, &j->out, r, c);
     return cufort_stage_to_host_combined(j->d2h, h, (size_t)j->out.ld * j->es, dev,
-                                         (size_t)rows * j->es, (size_t)cols, add_to_beta_c, j->c);
+                                         (size_t)rows * j->es, (size_t)cols, add_to_beta_c, NULL,
+                                         j->c);
 }
 
 static int download_step(cufort_l3_job *j, const cufort_l3_steps *steps, void *ctx, int64_t i)

@@ -146,6 +146,7 @@ typedef struct {
     size_t group;                /* an upload's group size */
     size_t next;                 /* the first byte not yet handed out (atomic) */
     cufort_unpack_fn combine;    /* how a piece lands in the caller's array (NULL: copied) */
+    cufort_stage_gate_fn gate;   /* what a download's DMA waits for first (NULL: nothing) */
     const void *ctx;
     size_t streamed_from;        /* an upload's bytes from here on are packed with streaming stores */
     size_t tail_from;            /* a large upload's last TAIL groups: streamed as well if the DMA
@@ -201,7 +202,7 @@ static transfer transfer_of(void *host, size_t hpitch, size_t width, size_t cols
     /* an upload's last TAIL groups: a small upload's always streamed, a large one's maybe */
     size_t tail = kind == CUFORT_H2D && groups > TAIL ? (size_t)(groups - TAIL) * group : total;
     int small = group < GROUP;
-    return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL,
+    return (transfer){(char *)host, width, hpitch, total, kind, groups, group, 0, NULL, NULL, NULL,
                       small ? tail : total, small ? total : tail};
 }
 
@@ -484,6 +485,8 @@ static int queue_group(copy_job *c, long g)
     group_bounds(&c->x, g, &start, &group);
     char *slot = c->st->slot[i], *dev = c->dev + start;
     int rc = free_slot(c->st, i);
+    if (!rc && !up && c->x.gate)
+        rc = c->x.gate(c->s, start + group, c->x.ctx);
     TRACE_HOST('q', g, group);
     if (!rc &&
         !(rc = queue_dma(c->st, i, c->s, up ? dev : slot, up ? slot : dev, group, c->x.kind)))
@@ -565,11 +568,13 @@ static int ring(copy_job *c, int slots)
 
 /* a staged copy either way: this thread's slots, the transfer, its workers */
 static int staged(cufort_stream s, char *dev, void *host, size_t hpitch, size_t width, size_t cols,
-                  cufort_copy_kind kind, cufort_unpack_fn combine, const void *ctx)
+                  cufort_copy_kind kind, cufort_unpack_fn combine, cufort_stage_gate_fn gate,
+                  const void *ctx)
 {
     copy_job c = {.s = s, .dev = dev, .f = {0, ""}, .ring = spread_devices ? SPREAD_SLOTS : SLOTS};
     c.x = transfer_of(host, hpitch, width, cols, kind);
     c.x.combine = combine;
+    c.x.gate = gate;
     c.x.ctx = ctx;
     int slots = c.x.groups < c.ring ? (int)c.x.groups : c.ring;
     int rc = ring(&c, slots);
@@ -617,21 +622,24 @@ static int to_device(cufort_stream s, void *dev, const void *host, size_t hpitch
         return direct_copy(s, dev, width, host, hpitch, width, cols, CUFORT_H2D);
     if (offer && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
         return cached_copy(s, dev, (char *)host, width, lo, hi, pin, CUFORT_H2D);
-    return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL);
+    return staged(s, dev, (void *)host, hpitch, width, cols, CUFORT_H2D, NULL, NULL, NULL);
 }
 
-/* (with a combine, every size goes through the slots: the host array is never a DMA target) */
+/* (with a combine or a gate, every size goes through the slots: the host array is never a DMA
+ * target, and every DMA waits for its gate) */
 static int to_host(cufort_stream s, void *host, size_t hpitch, const void *dev, size_t width,
-                   size_t cols, cufort_unpack_fn combine, const void *ctx, int offer)
+                   size_t cols, cufort_unpack_fn combine, cufort_stage_gate_fn gate,
+                   const void *ctx, int offer)
 {
     uintptr_t lo, hi;
     uint64_t pin;
     merge_columns(&hpitch, &width, &cols);
-    if (!combine && direct(host, hpitch, width, cols))
+    int plain = !combine && !gate;
+    if (plain && direct(host, hpitch, width, cols))
         return direct_copy(s, host, hpitch, dev, width, width, cols, CUFORT_D2H);
-    if (offer && !combine && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
+    if (offer && plain && cols == 1 && cufort_pin_cache_offer(host, width, &lo, &hi, &pin))
         return cached_copy(s, (char *)dev, host, width, lo, hi, pin, CUFORT_D2H);
-    return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, ctx);
+    return staged(s, (char *)dev, host, hpitch, width, cols, CUFORT_D2H, combine, gate, ctx);
 }
 
 int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size_t hpitch,
@@ -643,14 +651,14 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
                             size_t width, size_t cols)
 {
-    return to_host(s, host, hpitch, dev, width, cols, NULL, NULL, 1);
+    return to_host(s, host, hpitch, dev, width, cols, NULL, NULL, NULL, 1);
 }
 
 int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
                                   size_t width, size_t cols, cufort_unpack_fn combine,
-                                  const void *ctx)
+                                  cufort_stage_gate_fn gate, const void *ctx)
 {
-    return to_host(s, host, hpitch, dev, width, cols, combine, ctx, 1);
+    return to_host(s, host, hpitch, dev, width, cols, combine, gate, ctx, 1);
 }
 
 int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *host, size_t hpitch,
@@ -662,5 +670,5 @@ int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *hos
 int cufort_stage_to_host_unoffered(cufort_stream s, void *host, size_t hpitch, const void *dev,
                                    size_t width, size_t cols)
 {
-    return to_host(s, host, hpitch, dev, width, cols, NULL, NULL, 0);
+    return to_host(s, host, hpitch, dev, width, cols, NULL, NULL, NULL, 0);
 }

@@ -17,13 +17,19 @@ int cufort_stage_to_device_on(cufort_stream s, void *dev, const void *host, size
                               size_t width, size_t cols);
 int cufort_stage_to_host_on(cufort_stream s, void *host, size_t hpitch, const void *dev,
                             size_t width, size_t cols);
-/* A download that lands through combine(dst, src, bytes, ctx) instead of a copy: dst in the host
- * array, src the device image, bytes a whole number of elements of up to 16 bytes (every piece
- * and column is).  The GEMM engine folds beta*C into C this way. */
+/* A download that lands through combine(dst, src, bytes, ctx) instead of a copy (NULL: copied):
+ * dst in the host array, src the device image, bytes a whole number of elements of up to 16 bytes
+ * (every piece and column is).  The GEMM engine folds beta*C into C this way.
+ * With a gate, the download may start before its whole image is written: before each of its DMAs,
+ * which moves the image's bytes up to `end`, gate(s, end, ctx) makes s wait for the work that
+ * writes bytes [0, end) (the GEMM engine's last tile, computed in pieces).  Without one (NULL), s
+ * must already be past that work.  With a combine or a gate, the copy goes through the staging
+ * slots whatever the host array, pinned or not, and is never offered to the pin cache. */
 typedef void (*cufort_unpack_fn)(char *dst, const char *src, size_t bytes, const void *ctx);
+typedef int (*cufort_stage_gate_fn)(cufort_stream s, size_t end, const void *ctx);
 int cufort_stage_to_host_combined(cufort_stream s, void *host, size_t hpitch, const void *dev,
                                   size_t width, size_t cols, cufort_unpack_fn combine,
-                                  const void *ctx);
+                                  cufort_stage_gate_fn gate, const void *ctx);
 /* The same without offering parts of the array to the pin cache: for a caller that offers the
  * whole array itself (pin_cache.h), whose parts would otherwise compete with it for the pin. */
 int cufort_stage_to_device_unoffered(cufort_stream s, void *dev, const void *host, size_t hpitch,
