@@ -25,17 +25,20 @@ REDUCE(dasum, double, double)
 REDUCE(scasum, cf, float)
 REDUCE(dzasum, zd, double)
 
-/* i?amax (REF: netlib) and i?amin (REF: the model below, netlib has none): BLAS's 1-based index */
-#define IAMAX(NAME, T)                                                                             \
-    int NAME##_(const int *, const T *, const int *);                                              \
+/* i?amax (REF: netlib) and i?amin (REF: the model below, netlib has none): BLAS's 1-based index,
+ * the reference's given as REF_INDEX */
+#define INDEX(NAME, T, REF_INDEX)                                                                  \
     static int call_##NAME(int surf, int64_t n, const void *x, int64_t inc, int64_t *out)        \
     {                                                                                              \
         int st = 0;                                                                                \
-        if (surf == REF) *out = NAME##_(RI(n), x, RI(inc));                                       \
+        if (surf == REF) *out = REF_INDEX;                                                        \
         else if (surf == CAPI) st = cufort_##NAME##_host(n, x, inc, out), *out += 1;              \
         else *out = ((f77_int(*)(const f77_int *, const T *, const f77_int *))fsym(surf, #NAME))(FI(n), x, FI(inc)); \
         return st;                                                                                 \
     }
+#define IAMAX(NAME, T)                                                                             \
+    int NAME##_(const int *, const T *, const int *);                                              \
+    INDEX(NAME, T, NAME##_(RI(n), x, RI(inc)))
 IAMAX(isamax, float)
 IAMAX(idamax, double)
 IAMAX(icamax, cf)
@@ -56,15 +59,7 @@ static int64_t amin_model(char t, int64_t n, const void *x, int64_t inc)
     }
     return best;
 }
-#define IAMIN(NAME, T, TC)                                                                         \
-    static int call_##NAME(int surf, int64_t n, const void *x, int64_t inc, int64_t *out)        \
-    {                                                                                              \
-        int st = 0;                                                                                \
-        if (surf == REF) *out = amin_model(TC, n, x, inc);                                        \
-        else if (surf == CAPI) st = cufort_##NAME##_host(n, x, inc, out), *out += 1;              \
-        else *out = ((f77_int(*)(const f77_int *, const T *, const f77_int *))fsym(surf, #NAME))(FI(n), x, FI(inc)); \
-        return st;                                                                                 \
-    }
+#define IAMIN(NAME, T, TC) INDEX(NAME, T, amin_model(TC, n, x, inc))
 IAMIN(isamin, float, 's')
 IAMIN(idamin, double, 'd')
 IAMIN(icamin, cf, 'c')
