@@ -368,7 +368,7 @@ L3 = [
              Int("strideB", "strideB >= 0"), Scalar("beta"),
              BMat("C", "inout", "m", "n", "ldc", "strideC", "batch"), Ld("ldc", "m"),
              Int("strideC", "batch <= 1 || strideC >= MUL_WIDE(ldc, n)"), Dim("batch")],
-            cublas="cublas{Q}gemmStridedBatched_64", cpu="c",
+            cublas="cublas{Q}gemmStridedBatched_64", cpu="c", no_alias=C_AB,
             doc="batch GEMMs, matrix i of each operand at stride*i (cuBLAS extension)"),
     Routine("geam", 3, std("{}geam"),
             [Trans("transa"), Trans("transb"), Dim("m"), Dim("n"), Scalar("alpha"),

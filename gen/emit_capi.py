@@ -69,13 +69,27 @@ def quick(r):
     return [f"    if ({r.quick}) {{ {body}return CUFORT_SUCCESS; }}"]
 
 
+def batch_of(a):
+    """An array argument as a batch: one matrix's layout, the stride and the count (a plain array is
+    a batch of one)."""
+    if a.shape[0] != "bmat":
+        return layout(a), "0", "1"
+    _, rows, cols, ld, stride, batch = a.shape
+    return f"cufort_layout_mat({a.name}, {rows}, {cols}, {ld}, sizeof(*{a.name}))", stride, batch
+
+
 def alias_checks(r):
     """An output may share no element with an input; an exact in-place pair is left to invalid_if."""
     args = {a.name: a for a in r.args}
     lines = []
     for out, inp, exact in r.no_alias:
         same = f"(const void *){out} != (const void *){inp} && " if exact else ""
-        cond = f"{same}cufort_overlap({layout(args[out])},\n            {layout(args[inp])})"
+        if "bmat" in (args[out].shape[0], args[inp].shape[0]):
+            (lo, so, no), (li, si, ni) = batch_of(args[out]), batch_of(args[inp])
+            cond = (f"{same}cufort_overlap_batched({lo}, {so}, {no},\n            {li}, {si}, "
+                    f"{ni})")
+        else:
+            cond = f"{same}cufort_overlap({layout(args[out])},\n            {layout(args[inp])})"
         lines.append(f'    if ({cond})\n        return cufort_alias_arg(fn, "{out}", "{inp}");')
     return lines
 

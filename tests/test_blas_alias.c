@@ -1,8 +1,10 @@
 /* test_blas_alias.c — outputs that share memory with inputs.  geam and dgmm may run exactly in place
  * (C == A with op N and the same leading dimension); any other overlap of an output with an input is
  * refused before anything is written, while blocks, rows and columns of one matrix that share no
- * element (LAPACK's way of calling) still compute the right result.  Device-pointer and host-array
- * entry points alike; values are small integers, so every result is exact. */
+ * element (LAPACK's way of calling) still compute the right result.  Batches of matrices
+ * (gemm_strided_batched) are compared matrix by matrix: interleaved batches that share no element
+ * compute, and one shared element between any two of their matrices is refused.  Device-pointer and
+ * host-array entry points alike; values are small integers, so every result is exact. */
 #include "check.h"
 
 /* a device copy of n doubles */
@@ -238,6 +240,92 @@ static void gemm(int host)
         cufort_free(P);
 }
 
+/* ---- gemm_strided_batched: C's matrices against A's and B's, any two of them ---- */
+enum { BM = 3, BMN = BM * BM, BTOTAL_X = 128, BTOTAL_B = 64 };
+
+/* One batched call on X (A and C in it) and Bv (B, unless b_in_x: then B lies in X too): offsets
+ * and strides in elements, every matrix BM x BM with leading dimension ld (A and C) and BM (B). */
+typedef struct {
+    const char *what;
+    int64_t a, sa, c, sc, b, sb, batch, ld;
+    int b_in_x;
+    const char *refused;   /* NULL: accepted; else the input the message names */
+} batch_case;
+
+static void batched_case(int host, const batch_case *t)
+{
+    const char *mode = host ? "host arrays" : "device";
+    double x[BTOTAL_X], bv[BTOTAL_B], want[BTOTAL_X], got[BTOTAL_X], before[BTOTAL_X];
+    fill_ints(x, BTOTAL_X);
+    fill_ints(bv, BTOTAL_B);
+    double *X = host ? x : dev_of(x, BTOTAL_X), *Bv = host ? bv : dev_of(bv, BTOTAL_B);
+    if (!CHECK(X && Bv, ckf("batched %s: %s: buffers", mode, t->what), "allocation failed"))
+        return;
+    const double *hb = t->b_in_x ? x : bv;
+    double *B = t->b_in_x ? X : Bv;
+    memcpy(want, x, sizeof want);
+    memcpy(before, x, sizeof before);
+    for (int64_t q = 0; q < t->batch; q++)   /* C = 2 A B - C, on the values before the call */
+        for (int j = 0; j < BM; j++)
+            for (int i = 0; i < BM; i++) {
+                double sum = 0;
+                for (int l = 0; l < BM; l++)
+                    sum += x[t->a + q * t->sa + i + l * t->ld] * hb[t->b + q * t->sb + l + j * BM];
+                want[t->c + q * t->sc + i + j * t->ld] = 2 * sum - x[t->c + q * t->sc + i + j * t->ld];
+            }
+    int st = host ? cufort_dgemm_strided_batched_host('N', 'N', BM, BM, BM, 2.0, X + t->a, t->ld, t->sa,
+                                                      B + t->b, BM, t->sb, -1.0, X + t->c, t->ld,
+                                                      t->sc, t->batch)
+                  : cufort_dgemm_strided_batched('N', 'N', BM, BM, BM, 2.0, X + t->a, t->ld, t->sa,
+                                                 B + t->b, BM, t->sb, -1.0, X + t->c, t->ld, t->sc,
+                                                 t->batch);
+    char err[256];   /* before the copy back, which clears it */
+    snprintf(err, sizeof err, "%s", ck_err());
+    int info = cufort_last_info();
+    if (host)
+        memcpy(got, x, sizeof got);
+    else
+        cufort_get_vector(BTOTAL_X, 8, X, 1, got, 1);
+    if (t->refused) {
+        char says[64];
+        snprintf(says, sizeof says, "overlaps the input %s", t->refused);
+        CHECK(st == CUFORT_INVALID_VALUE && strstr(err, says) && info == 0,
+              ckf("batched %s: %s: refused (%s)", mode, t->what, says),
+              "status %d (%s), info %d, \"%s\"", st, ck_status_name(st), info, err);
+        int64_t at = first_diff(got, before, BTOTAL_X);
+        CHECK(at < 0, ckf("batched %s: %s: nothing written", mode, t->what), "element %lld changed",
+              (long long)at);
+    } else {
+        CHECK(st == CUFORT_SUCCESS, ckf("batched %s: %s: accepted", mode, t->what),
+              "status %d (%s), \"%s\"", st, ck_status_name(st), err);
+        int64_t at = first_diff(got, want, BTOTAL_X);
+        CHECK(at < 0, ckf("batched %s: %s: result", mode, t->what), "element %lld: %g, expected %g",
+              (long long)at, at < 0 ? 0 : got[at], at < 0 ? 0 : want[at]);
+    }
+    if (!host) {
+        cufort_free(X);
+        cufort_free(Bv);
+    }
+}
+
+static void batched(int host)
+{
+    static const batch_case cases[] = {
+        {"A and C taking turns", 0, 2 * BMN, BMN, 2 * BMN, 0, BMN, 4, BM, 0, NULL},
+        {"C_i one element into A_(i+1)", 0, 2 * BMN, BMN + 1, 2 * BMN, 0, BMN, 4, BM, 0, "A"},
+        {"C one element past A, one matrix each", 0, 2 * BMN, BMN + 1, 2 * BMN, 0, BMN, 1, BM, 0, NULL},
+        {"one A for every batch, after C", 4 * BMN, 0, 0, BMN, 0, BMN, 4, BM, 0, NULL},
+        {"one A for every batch, inside C's last", 3 * BMN + 1, 0, 0, BMN, 0, BMN, 4, BM, 0, "A"},
+        {"strides 2 and 4 matrices, A even, C odd", 0, 2 * BMN, BMN, 4 * BMN, 0, BMN, 3, BM, 0, NULL},
+        {"strides 2 and 3 matrices: C_1 on A_2", 0, 2 * BMN, BMN, 3 * BMN, 0, BMN, 3, BM, 0, "A"},
+        {"A the top rows, C the bottom rows of each", 0, 2 * BMN, BM, 2 * BMN, 0, BMN, 4, 2 * BM, 0, NULL},
+        {"C's first row on A's last", 0, 2 * BMN, BM - 1, 2 * BMN, 0, BMN, 4, 2 * BM, 0, "A"},
+        {"B_3 on C_0", 0, BMN, 4 * BMN, BMN, 4 * BMN - 3 * BMN, BMN, 4, BM, 1, "B"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        batched_case(host, &cases[i]);
+}
+
 int main(void)
 {
     ck_begin("blas_alias", 120);
@@ -248,6 +336,7 @@ int main(void)
         geam_blocks(host);
         dgmm(host);
         gemm(host);
+        batched(host);
     }
     cufort_shutdown();
     return ck_end();

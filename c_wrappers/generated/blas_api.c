@@ -9369,6 +9369,12 @@ int cufort_sgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_sgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
                strideC, batch));
     return cufort_in(fn, cufort_cuda_sgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
@@ -9393,6 +9399,12 @@ int cufort_sgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     if (st) return st;
     st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -9442,6 +9454,12 @@ int cufort_dgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_dgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
                strideC, batch));
     return cufort_in(fn, cufort_cuda_dgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
@@ -9466,6 +9484,12 @@ int cufort_dgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     if (st) return st;
     st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -9516,6 +9540,12 @@ int cufort_cgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_cgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
                strideC, batch));
     return cufort_in(fn, cufort_cuda_cgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
@@ -9541,6 +9571,12 @@ int cufort_cgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     if (st) return st;
     st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;
@@ -9591,6 +9627,12 @@ int cufort_zgemm_strided_batched(char transa, char transb, int64_t m, int64_t n,
     if (st) return st;
     st = cufort_check_array(fn, "C", C, cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     if (cufort_on_host()) return cufort_in(fn, cufort_host_zgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
                strideC, batch));
     return cufort_in(fn, cufort_cuda_zgemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
@@ -9616,6 +9658,12 @@ int cufort_zgemm_strided_batched_host(char transa, char transb, int64_t m, int64
     if (st) return st;
     st = cufort_check_host_array(fn, "C", cufort_extent_bmat(m, n, ldc, strideC, batch), sizeof(*C));
     if (st) return st;
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(A, NOTR(transa) ? m : k, NOTR(transa) ? k : m, lda, sizeof(*A)), strideA, batch))
+        return cufort_alias_arg(fn, "C", "A");
+    if (cufort_overlap_batched(cufort_layout_mat(C, m, n, ldc, sizeof(*C)), strideC, batch,
+            cufort_layout_mat(B, NOTR(transb) ? k : n, NOTR(transb) ? n : k, ldb, sizeof(*B)), strideB, batch))
+        return cufort_alias_arg(fn, "C", "B");
     cufort_thunk t;
     st = cufort_thunk_begin(&t, fn);
     if (st) return st;

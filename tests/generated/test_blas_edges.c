@@ -11605,6 +11605,78 @@ static void edges_sgemm_strided_batched(void)
         int64_t batch = 0;
         TE_QUICK("sgemm_strided_batched_host batch=0, others 2^60", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        float alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        float beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("sgemm_strided_batched C one element past A", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, (float *)te_dev + 0, lda, strideA, (float *)te_dev + 64, ldb, strideB, beta, (float *)te_dev + 0 + 1, ldc, strideC, batch));
+        te_apart("sgemm_strided_batched C apart from A", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, (float *)te_dev + 0, lda, strideA, (float *)te_dev + 64, ldb, strideB, beta, (float *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        float alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        float beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("sgemm_strided_batched_host C one element past A", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, (float *)te_host + 0, lda, strideA, (float *)te_host + 64, ldb, strideB, beta, (float *)te_host + 0 + 1, ldc, strideC, batch));
+        te_apart("sgemm_strided_batched_host C apart from A", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, (float *)te_host + 0, lda, strideA, (float *)te_host + 64, ldb, strideB, beta, (float *)te_host + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        float alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        float beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("sgemm_strided_batched C one element past B", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, (float *)te_dev + 0, lda, strideA, (float *)te_dev + 64, ldb, strideB, beta, (float *)te_dev + 64 + 1, ldc, strideC, batch));
+        te_apart("sgemm_strided_batched C apart from B", cufort_sgemm_strided_batched(transa, transb, m, n, k, alpha, (float *)te_dev + 0, lda, strideA, (float *)te_dev + 64, ldb, strideB, beta, (float *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        float alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        float beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("sgemm_strided_batched_host C one element past B", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, (float *)te_host + 0, lda, strideA, (float *)te_host + 64, ldb, strideB, beta, (float *)te_host + 64 + 1, ldc, strideC, batch));
+        te_apart("sgemm_strided_batched_host C apart from B", cufort_sgemm_strided_batched_host(transa, transb, m, n, k, alpha, (float *)te_host + 0, lda, strideA, (float *)te_host + 64, ldb, strideB, beta, (float *)te_host + 128, ldc, strideC, batch));
+    }
 }
 
 static void edges_dgemm_strided_batched(void)
@@ -11710,6 +11782,78 @@ static void edges_dgemm_strided_batched(void)
         int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("dgemm_strided_batched_host batch=0, others 2^60", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        double alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        double beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("dgemm_strided_batched C one element past A", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, (double *)te_dev + 0, lda, strideA, (double *)te_dev + 64, ldb, strideB, beta, (double *)te_dev + 0 + 1, ldc, strideC, batch));
+        te_apart("dgemm_strided_batched C apart from A", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, (double *)te_dev + 0, lda, strideA, (double *)te_dev + 64, ldb, strideB, beta, (double *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        double alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        double beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("dgemm_strided_batched_host C one element past A", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, (double *)te_host + 0, lda, strideA, (double *)te_host + 64, ldb, strideB, beta, (double *)te_host + 0 + 1, ldc, strideC, batch));
+        te_apart("dgemm_strided_batched_host C apart from A", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, (double *)te_host + 0, lda, strideA, (double *)te_host + 64, ldb, strideB, beta, (double *)te_host + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        double alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        double beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("dgemm_strided_batched C one element past B", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, (double *)te_dev + 0, lda, strideA, (double *)te_dev + 64, ldb, strideB, beta, (double *)te_dev + 64 + 1, ldc, strideC, batch));
+        te_apart("dgemm_strided_batched C apart from B", cufort_dgemm_strided_batched(transa, transb, m, n, k, alpha, (double *)te_dev + 0, lda, strideA, (double *)te_dev + 64, ldb, strideB, beta, (double *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        double alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        double beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("dgemm_strided_batched_host C one element past B", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, (double *)te_host + 0, lda, strideA, (double *)te_host + 64, ldb, strideB, beta, (double *)te_host + 64 + 1, ldc, strideC, batch));
+        te_apart("dgemm_strided_batched_host C apart from B", cufort_dgemm_strided_batched_host(transa, transb, m, n, k, alpha, (double *)te_host + 0, lda, strideA, (double *)te_host + 64, ldb, strideB, beta, (double *)te_host + 128, ldc, strideC, batch));
     }
 }
 
@@ -11817,6 +11961,78 @@ static void edges_cgemm_strided_batched(void)
         int64_t batch = 0;
         TE_QUICK("cgemm_strided_batched_host batch=0, others 2^60", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
     }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cfloat alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cfloat beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("cgemm_strided_batched C one element past A", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_dev + 0, lda, strideA, (cufort_cfloat *)te_dev + 64, ldb, strideB, beta, (cufort_cfloat *)te_dev + 0 + 1, ldc, strideC, batch));
+        te_apart("cgemm_strided_batched C apart from A", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_dev + 0, lda, strideA, (cufort_cfloat *)te_dev + 64, ldb, strideB, beta, (cufort_cfloat *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cfloat alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cfloat beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("cgemm_strided_batched_host C one element past A", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_host + 0, lda, strideA, (cufort_cfloat *)te_host + 64, ldb, strideB, beta, (cufort_cfloat *)te_host + 0 + 1, ldc, strideC, batch));
+        te_apart("cgemm_strided_batched_host C apart from A", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_host + 0, lda, strideA, (cufort_cfloat *)te_host + 64, ldb, strideB, beta, (cufort_cfloat *)te_host + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cfloat alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cfloat beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("cgemm_strided_batched C one element past B", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_dev + 0, lda, strideA, (cufort_cfloat *)te_dev + 64, ldb, strideB, beta, (cufort_cfloat *)te_dev + 64 + 1, ldc, strideC, batch));
+        te_apart("cgemm_strided_batched C apart from B", cufort_cgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_dev + 0, lda, strideA, (cufort_cfloat *)te_dev + 64, ldb, strideB, beta, (cufort_cfloat *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cfloat alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cfloat beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("cgemm_strided_batched_host C one element past B", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_host + 0, lda, strideA, (cufort_cfloat *)te_host + 64, ldb, strideB, beta, (cufort_cfloat *)te_host + 64 + 1, ldc, strideC, batch));
+        te_apart("cgemm_strided_batched_host C apart from B", cufort_cgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cfloat *)te_host + 0, lda, strideA, (cufort_cfloat *)te_host + 64, ldb, strideB, beta, (cufort_cfloat *)te_host + 128, ldc, strideC, batch));
+    }
 }
 
 static void edges_zgemm_strided_batched(void)
@@ -11922,6 +12138,78 @@ static void edges_zgemm_strided_batched(void)
         int64_t strideC = MUL_WIDE(ldc, n);
         int64_t batch = 0;
         TE_QUICK("zgemm_strided_batched_host batch=0, others 2^60", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, NULL, lda, strideA, NULL, ldb, strideB, beta, NULL, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cdouble alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cdouble beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("zgemm_strided_batched C one element past A", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_dev + 0, lda, strideA, (cufort_cdouble *)te_dev + 64, ldb, strideB, beta, (cufort_cdouble *)te_dev + 0 + 1, ldc, strideC, batch));
+        te_apart("zgemm_strided_batched C apart from A", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_dev + 0, lda, strideA, (cufort_cdouble *)te_dev + 64, ldb, strideB, beta, (cufort_cdouble *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cdouble alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cdouble beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("zgemm_strided_batched_host C one element past A", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_host + 0, lda, strideA, (cufort_cdouble *)te_host + 64, ldb, strideB, beta, (cufort_cdouble *)te_host + 0 + 1, ldc, strideC, batch));
+        te_apart("zgemm_strided_batched_host C apart from A", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_host + 0, lda, strideA, (cufort_cdouble *)te_host + 64, ldb, strideB, beta, (cufort_cdouble *)te_host + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cdouble alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cdouble beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("zgemm_strided_batched C one element past B", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_dev + 0, lda, strideA, (cufort_cdouble *)te_dev + 64, ldb, strideB, beta, (cufort_cdouble *)te_dev + 64 + 1, ldc, strideC, batch));
+        te_apart("zgemm_strided_batched C apart from B", cufort_zgemm_strided_batched(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_dev + 0, lda, strideA, (cufort_cdouble *)te_dev + 64, ldb, strideB, beta, (cufort_cdouble *)te_dev + 128, ldc, strideC, batch));
+    }
+    {
+        char transa = 'N';
+        char transb = 'N';
+        int64_t m = 2;
+        int64_t n = 2;
+        int64_t k = 2;
+        cufort_cdouble alpha = 1;
+        int64_t lda = IMAX(1, NOTR(transa) ? m : k);
+        int64_t strideA = 2;
+        int64_t ldb = IMAX(1, NOTR(transb) ? k : n);
+        int64_t strideB = 2;
+        cufort_cdouble beta = 1;
+        int64_t ldc = IMAX(1, m);
+        int64_t strideC = MUL_WIDE(ldc, n);
+        int64_t batch = 2;
+        te_overlap("zgemm_strided_batched_host C one element past B", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_host + 0, lda, strideA, (cufort_cdouble *)te_host + 64, ldb, strideB, beta, (cufort_cdouble *)te_host + 64 + 1, ldc, strideC, batch));
+        te_apart("zgemm_strided_batched_host C apart from B", cufort_zgemm_strided_batched_host(transa, transb, m, n, k, alpha, (cufort_cdouble *)te_host + 0, lda, strideA, (cufort_cdouble *)te_host + 64, ldb, strideB, beta, (cufort_cdouble *)te_host + 128, ldc, strideC, batch));
     }
 }
 
