@@ -53,8 +53,8 @@ int cufort_overlap(cufort_layout a, cufort_layout b)
 
 /* ---- batches ---- */
 
-/* Matrix pairs compared, at most; past them two batches count as overlapping.  Only matrices
- * packed far closer together than they are long need that many. */
+/* Matrix pairs compared (and matrices of a looked at), at most; past them two batches count as
+ * overlapping.  Only matrices packed far closer together than they are long need that many. */
 #define MOST_PAIRS ((int64_t)1 << 22)
 
 /* a's matrix i, at i * stride elements (inside the batch, whose span the caller checked) */
@@ -120,6 +120,8 @@ int cufort_overlap_batched(cufort_layout a, int64_t sa, int64_t na, cufort_layou
     meeting(b0, (__int128)cufort_extent_bmat(b.rows, b.cols, b.ld, sb, nb) * b.es, a0, astep, ea,
             &first, &last);
     for (int64_t i = clip(first, 0, na), iend = clip(last, -1, na - 1); i <= iend; i++) {
+        if (++pairs > MOST_PAIRS)   /* the matrices of a, too, whether or not b's meet them */
+            return 1;
         __int128 f, l;
         meeting(a0 + i * astep, ea, b0, bstep, eb, &f, &l);
         for (int64_t j = clip(f, 0, nb), jend = clip(l, -1, nb - 1); j <= jend; j++)
