@@ -271,11 +271,12 @@ static void batched_case(int host, const batch_case *t)
                 double sum = 0;
                 for (int l = 0; l < BM; l++)
                     sum += x[t->a + q * t->sa + i + l * t->ld] * hb[t->b + q * t->sb + l + j * BM];
-                want[t->c + q * t->sc + i + j * t->ld] = 2 * sum - x[t->c + q * t->sc + i + j * t->ld];
+                int64_t at = t->c + q * t->sc + i + j * t->ld;
+                want[at] = 2 * sum - x[at];
             }
-    int st = host ? cufort_dgemm_strided_batched_host('N', 'N', BM, BM, BM, 2.0, X + t->a, t->ld, t->sa,
-                                                      B + t->b, BM, t->sb, -1.0, X + t->c, t->ld,
-                                                      t->sc, t->batch)
+    int st = host ? cufort_dgemm_strided_batched_host('N', 'N', BM, BM, BM, 2.0, X + t->a, t->ld,
+                                                      t->sa, B + t->b, BM, t->sb, -1.0, X + t->c,
+                                                      t->ld, t->sc, t->batch)
                   : cufort_dgemm_strided_batched('N', 'N', BM, BM, BM, 2.0, X + t->a, t->ld, t->sa,
                                                  B + t->b, BM, t->sb, -1.0, X + t->c, t->ld, t->sc,
                                                  t->batch);
@@ -313,12 +314,15 @@ static void batched(int host)
     static const batch_case cases[] = {
         {"A and C taking turns", 0, 2 * BMN, BMN, 2 * BMN, 0, BMN, 4, BM, 0, NULL},
         {"C_i one element into A_(i+1)", 0, 2 * BMN, BMN + 1, 2 * BMN, 0, BMN, 4, BM, 0, "A"},
-        {"C one element past A, one matrix each", 0, 2 * BMN, BMN + 1, 2 * BMN, 0, BMN, 1, BM, 0, NULL},
+        {"C one element past A, one matrix each", 0, 2 * BMN, BMN + 1, 2 * BMN, 0, BMN, 1, BM, 0,
+         NULL},
         {"one A for every batch, after C", 4 * BMN, 0, 0, BMN, 0, BMN, 4, BM, 0, NULL},
         {"one A for every batch, inside C's last", 3 * BMN + 1, 0, 0, BMN, 0, BMN, 4, BM, 0, "A"},
-        {"strides 2 and 4 matrices, A even, C odd", 0, 2 * BMN, BMN, 4 * BMN, 0, BMN, 3, BM, 0, NULL},
+        {"strides 2 and 4 matrices, A even, C odd", 0, 2 * BMN, BMN, 4 * BMN, 0, BMN, 3, BM, 0,
+         NULL},
         {"strides 2 and 3 matrices: C_1 on A_2", 0, 2 * BMN, BMN, 3 * BMN, 0, BMN, 3, BM, 0, "A"},
-        {"A the top rows, C the bottom rows of each", 0, 2 * BMN, BM, 2 * BMN, 0, BMN, 4, 2 * BM, 0, NULL},
+        {"A the top rows, C the bottom rows of each", 0, 2 * BMN, BM, 2 * BMN, 0, BMN, 4, 2 * BM, 0,
+         NULL},
         {"C's first row on A's last", 0, 2 * BMN, BM - 1, 2 * BMN, 0, BMN, 4, 2 * BM, 0, "A"},
         {"B_3 on C_0", 0, BMN, 4 * BMN, BMN, 4 * BMN - 3 * BMN, BMN, 4, BM, 1, "B"},
     };

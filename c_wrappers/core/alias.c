@@ -85,7 +85,10 @@ static void meeting(__int128 lo, __int128 ea, __int128 b0, __int128 step, __int1
     *last = floor_div(lo + ea - 1 - b0, step);
 }
 
-static int64_t clip(__int128 x, int64_t lo, int64_t hi) { return x < lo ? lo : x > hi ? hi : (int64_t)x; }
+static int64_t clip(__int128 x, int64_t lo, int64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : (int64_t)x;
+}
 
 static __int128 bytes_of(cufort_layout a)
 {

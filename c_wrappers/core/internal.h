@@ -110,8 +110,8 @@ static inline cufort_layout cufort_layout_vec(const void *p, int64_t n, int64_t 
  * columns of one matrix: LAPACK's usual calls); for other pairs, 1 when their spans meet. */
 int cufort_overlap(cufort_layout a, cufort_layout b);
 /* 1 when a matrix of batch a (na matrices, matrix i at i * sa elements from a.p; stride 0: one
- * matrix) shares a byte with one of batch b.  Each pair of matrices as cufort_overlap; batches of
- * unequal strides whose matrices' spans meet in more than 2^22 pairs count as overlapping. */
+ * matrix) shares a byte with one of batch b.  Each pair of matrices as cufort_overlap; where more
+ * than 2^22 pairs of matrices lie within each other's spans, 1 (alias.c). */
 int cufort_overlap_batched(cufort_layout a, int64_t sa, int64_t na, cufort_layout b, int64_t sb,
                            int64_t nb);
 /* the status and message of an output that overlaps an input (last_info stays 0: no single
