@@ -245,12 +245,13 @@ static char *c_tile(const job *j, int64_t i, int64_t jj)
  * piece holding their last column is */
 static int piece_gate(cufort_stream s, size_t end, const void *ctx)
 {
-    const pieces *p = &((const job *)ctx)->e->last_tile;
+    const job *j = ctx;
+    const pieces *p = &j->e->last_tile;
     int64_t cols = (int64_t)((end + p->col_bytes - 1) / p->col_bytes);
     int k = 0;
     while (k < p->count - 1 && p->end[k] < cols)
         k++;
-    return cufort_ops()->stream_wait(s, p->ev[k]);
+    return j->ops->stream_wait(s, p->ev[k]);
 }
 
 static int download(job *j, c_slot *c)
@@ -369,8 +370,7 @@ static int last_tile(job *j, int64_t i, int64_t jj, int64_t rows, int64_t cols)
         jj != j->nt - 1)
         return 0;
     p->col_bytes = (size_t)rows * j->es;
-    int64_t least = PIECE_COLS, by_bytes = cdiv(PIECE_BYTES, (int64_t)p->col_bytes);
-    least = least > by_bytes ? least : by_bytes;
+    int64_t least = IMAX(PIECE_COLS, cdiv(PIECE_BYTES, (int64_t)p->col_bytes));
     for (int64_t first = 0, rest = cols; rest > 0;) {
         int64_t w = p->count < MAX_PIECES - 1 && rest / 2 >= least ? rest / 2 : rest;
         p->end[p->count++] = first += w;
